@@ -1,0 +1,55 @@
+# profkit: the two entry points of the README, plus the pieces they are made of.
+#   make demo   install what is missing, build, run the main job on the bundled example
+#   make test   install what is missing, build (Release with clang-22, ASan+UBSan with g++),
+#               run every test in both builds
+# Variables: JOBS (parallel build jobs), WERROR=ON|OFF.
+
+JOBS ?= $(shell nproc)
+WERROR ?= ON
+CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
+
+.PHONY: all deps build build-asan demo test test-release test-asan fuzz bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B build $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
+	@cmake --build build -j $(JOBS)
+
+build-asan: deps
+	@cmake -S . -B build-asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+	  -DPROFKIT_SANITIZE=address,undefined -DPROFKIT_BENCH=OFF >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+demo: build
+	@bash examples/demo.sh
+
+test-release: build
+	@cd build && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+test: test-release test-asan
+	@echo "make test: all tests passed in the Release and ASan+UBSan builds"
+
+# libFuzzer builds of every *_fuzz.cc, run for FUZZ_SECONDS each from the seed corpus.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@cmake -S . -B build-fuzz $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DPROFKIT_FUZZ=ON \
+	  -DPROFKIT_SANITIZE=address,undefined -DPROFKIT_BENCH=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	@bash bench/run.sh
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,98 @@
+// mmap-backed input; falls back to read(2) for non-regular files.
+#include "io/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace profkit {
+
+namespace {
+Unexpected os_error(const std::string& what) {
+  return make_error(ErrorCode::io, kNoOffset, what + ": " + std::strerror(errno));
+}
+}  // namespace
+
+Expected<MappedFile> MappedFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return os_error("cannot open for reading");
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    auto e = os_error("cannot stat");
+    ::close(fd);
+    return e;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorCode::io, kNoOffset, "expected a file but found a directory");
+  }
+  MappedFile file;
+  file.path_ = path;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      auto e = os_error("cannot map");
+      ::close(fd);
+      return e;
+    }
+    ::close(fd);
+    madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+    file.data_ = static_cast<const uint8_t*>(p);
+    file.size_ = static_cast<uint64_t>(st.st_size);
+    file.mapped_ = true;
+    return file;
+  }
+  std::vector<uint8_t> data;
+  uint8_t chunk[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      auto e = os_error("cannot read");
+      ::close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    data.insert(data.end(), chunk, chunk + n);
+  }
+  ::close(fd);
+  file.buffer_ = std::make_unique<uint8_t[]>(data.size() + 1);
+  if (!data.empty()) std::memcpy(file.buffer_.get(), data.data(), data.size());
+  file.data_ = file.buffer_.get();
+  file.size_ = data.size();
+  return file;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    data_ = other.data_;
+    size_ = other.size_;
+    mapped_ = other.mapped_;
+    buffer_ = std::move(other.buffer_);
+    other.data_ = nullptr;
+    other.size_ = 0;
+    other.mapped_ = false;
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { release(); }
+
+void MappedFile::release() {
+  if (mapped_ && data_) munmap(const_cast<uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  mapped_ = false;
+  buffer_.reset();
+}
+
+}  // namespace profkit

@@ -1,0 +1,91 @@
+// Temp-file-and-rename output.
+#include "io/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace profkit {
+
+namespace {
+Unexpected os_error(const std::string& what) {
+  return make_error(ErrorCode::io, kNoOffset, what + ": " + std::strerror(errno));
+}
+}  // namespace
+
+Expected<OutputFile> OutputFile::create(const std::string& path) {
+  OutputFile out;
+  out.path_ = path;
+  if (path == "-") {
+    out.fd_ = STDOUT_FILENO;
+    out.is_stdout_ = true;
+    return out;
+  }
+  std::string templ = path + ".tmp.XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  const int fd = mkostemp(buf.data(), O_CLOEXEC);
+  if (fd < 0) return os_error("cannot create output");
+  fchmod(fd, 0644);
+  out.fd_ = fd;
+  out.temp_path_.assign(buf.data());
+  return out;
+}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      fd_(other.fd_),
+      is_stdout_(other.is_stdout_),
+      committed_(other.committed_) {
+  other.fd_ = -1;
+  other.temp_path_.clear();
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0 && !is_stdout_) ::close(fd_);
+  if (!committed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
+}
+
+Expected<void> OutputFile::write(std::string_view data) {
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_error("cannot write output");
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return {};
+}
+
+Expected<void> OutputFile::commit() {
+  if (is_stdout_) {
+    committed_ = true;
+    return {};
+  }
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    return os_error("cannot write output");
+  }
+  fd_ = -1;
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return os_error("cannot rename output");
+  committed_ = true;
+  return {};
+}
+
+Expected<void> write_file_atomically(const std::string& path, std::string_view data) {
+  PROFKIT_TRY_ASSIGN(OutputFile out, OutputFile::create(path));
+  PROFKIT_TRY(out.write(data));
+  return out.commit();
+}
+
+}  // namespace profkit

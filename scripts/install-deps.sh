@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages profkit needs to build, test and benchmark, if any are missing.
+# Runs apt-get as root, through sudo otherwise. Safe to run repeatedly: it only calls apt-get
+# when `dpkg -s` reports a package as absent.
+set -euo pipefail
+
+packages=(
+  # toolchains: LLVM 22 (primary target) and Debian's default LLVM 14 (must stay readable)
+  clang-22 llvm-22 llvm-22-dev llvm-22-tools libclang-rt-22-dev lld-22
+  clang-14 llvm-14 libclang-rt-14-dev g++ cmake ninja-build make
+  # libraries
+  zlib1g-dev libzstd-dev libxxhash-dev libmd-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev
+  # tools used by tests and benchmarks
+  hyperfine time b3sum python3 xxd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
