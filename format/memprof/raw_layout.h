@@ -1,0 +1,58 @@
+// Raw memprof (.memprofraw) constants and the MIB struct generated from mib_fields.def.
+// Include-light on purpose: the runtime (built -fno-exceptions, no C++ library on its hot
+// path) uses this header too. See memprof-format.md section B.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace profkit::memprof {
+
+inline constexpr uint64_t kRawMagic = 0xFF6D70726F667281ull;  // bytes 81 72 66 6f 72 70 6d ff
+inline constexpr uint64_t kRawVersionLatest = 5;               // what LLVM 22's runtime writes
+inline constexpr uint64_t kRawHeaderSize = 48;   // Magic Version TotalSize Seg/MIB/StackOffset
+inline constexpr uint64_t kBuildIdMaxSize = 32;
+inline constexpr uint64_t kSegmentEntrySizeV1 = 56;  // Start End Offset BuildId[32]
+inline constexpr uint64_t kSegmentEntrySizeV3 = 64;  // Start End Offset BuildIdSize BuildId[32]
+
+// The MIB with every field of the latest version, in table order.
+struct MemInfoBlock {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) Type Name = 0;
+#include "format/memprof/mib_fields.def"
+};
+
+// Packed on-disk size of the MIB in raw version `version` (1..5), from the table.
+constexpr size_t raw_mib_size(uint64_t version) {
+  size_t size = 0;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+  if (version >= First) size += sizeof(Type);
+#include "format/memprof/mib_fields.def"
+  return size;
+}
+
+static_assert(raw_mib_size(1) == 100);
+static_assert(raw_mib_size(3) == 132);
+static_assert(raw_mib_size(5) == 144);
+
+// v5 histogram entry encoding (spec B.4.3): u16 with a 4-bit exponent and 12-bit mantissa.
+constexpr uint16_t encode_histogram_count(uint64_t count) {
+  if (count == 0) return 0;
+  constexpr uint64_t kMax = uint64_t{4095} << 15;
+  if (count > kMax) count = kMax;
+  if (count <= 4095) return static_cast<uint16_t>(count);
+  uint64_t mantissa = count;
+  uint16_t exponent = 0;
+  while (mantissa > 4095) {
+    mantissa = (mantissa + 1) >> 1;
+    ++exponent;
+  }
+  return static_cast<uint16_t>((exponent << 12) | mantissa);
+}
+constexpr uint64_t decode_histogram_count(uint16_t encoded) {
+  return static_cast<uint64_t>(encoded & 0x0FFF) << (encoded >> 12);
+}
+static_assert(encode_histogram_count(5000) == 0x19C4);
+static_assert(encode_histogram_count(8191) == 0x2800);
+static_assert(decode_histogram_count(0x2800) == 8192);
+
+}  // namespace profkit::memprof
