@@ -84,6 +84,9 @@ struct Profile {
   // function names of the name table; the indexed symtab also includes vtable names).
   // Records' names are included implicitly; this lists extra ones only.
   std::vector<std::string> extra_names;
+  // Indexed v8+ only: the serialized MemProf section (memprof-format.md C), produced by
+  // format/memprof and written as-is by the indexed writer when flag kFlagMemProf is set.
+  std::string memprof_section;
 
   bool is_ir() const { return (flags & kFlagIR) != 0; }
 };
