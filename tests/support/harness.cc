@@ -42,7 +42,6 @@ bool file_exists(const std::string& path) { return fs::exists(path); }
 
 CommandResult run(const std::string& command) {
   CommandResult result;
-  const fs::path dir = fs::temp_directory_path();
   char err_template[] = "/tmp/profkit-test-err-XXXXXX";
   const int err_fd = mkstemp(err_template);
   if (err_fd < 0) {
@@ -67,7 +66,6 @@ CommandResult run(const std::string& command) {
     result.status = 128 + WTERMSIG(raw);
   result.err = read_file(err_template);
   unlink(err_template);
-  (void)dir;
   return result;
 }
 
@@ -81,7 +79,9 @@ CommandResult run_ok(const std::string& command) {
 
 std::string work_dir(const std::string& name) {
   static std::set<std::string> created;
-  const fs::path dir = fs::path(PROFKIT_BINARY_DIR) / "testwork" / name;
+  std::error_code exe_ec;
+  const std::string exe = fs::read_symlink("/proc/self/exe", exe_ec).filename().string();
+  const fs::path dir = fs::path(PROFKIT_BINARY_DIR) / "testwork" / (exe.empty() ? "test" : exe) / name;
   if (created.insert(name).second) {
     std::error_code ec;
     fs::remove_all(dir, ec);

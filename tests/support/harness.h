@@ -23,8 +23,10 @@ CommandResult run_ok(const std::string& command);
 // Single-quotes `s` for /bin/sh.
 std::string sh_quote(const std::string& s);
 
-// A directory under PROFKIT_BINARY_DIR/testwork/<name>, created empty on first use in this
-// process (removed and recreated), kept afterwards for inspection.
+// A directory PROFKIT_BINARY_DIR/testwork/<test binary name>/<name>, created empty on first
+// use in this process (removed and recreated), kept afterwards for inspection. Each
+// conformance binary runs as one CTest test (one process), so a binary can build its test
+// programs once (e.g. in a static or a SetUpTestSuite) and share them across its TESTs.
 std::string work_dir(const std::string& name);
 
 // Path of a source file in the tree (PROFKIT_SOURCE_DIR/<relative>).
