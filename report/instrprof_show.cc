@@ -1,0 +1,552 @@
+// `show` for IR-PGO profiles. The output is built in one string with to_chars so that
+// `show --all-functions --counts` on a large profile costs little more than reading it;
+// printf-style formatting is used only where LLVM's exact float rendering matters.
+#include "report/instrprof_show.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "format/bytes/hash.h"
+#include "format/instrprof/summary.h"
+
+namespace profkit::report {
+
+namespace {
+
+using instrprof::Profile;
+using instrprof::Record;
+using instrprof::ValueKind;
+
+void append_u64(std::string& out, uint64_t v) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
+}
+
+// printf("%<width>...") for an already formatted number: right-aligned, space padded.
+void append_padded(std::string& out, std::string_view digits, size_t width) {
+  if (digits.size() < width) out.append(width - digits.size(), ' ');
+  out.append(digits);
+}
+
+void append_u64_width(std::string& out, uint64_t v, size_t width) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  append_padded(out, std::string_view(buf, static_cast<size_t>(res.ptr - buf)), width);
+}
+
+void append_i64_width(std::string& out, int64_t v, size_t width) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  append_padded(out, std::string_view(buf, static_cast<size_t>(res.ptr - buf)), width);
+}
+
+// printf("0x%016" PRIx64, v).
+void append_hash(std::string& out, uint64_t v) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[18] = {'0', 'x'};
+  for (int i = 0; i < 16; ++i) buf[2 + i] = kHex[(v >> (60 - 4 * i)) & 0xF];
+  out.append(buf, sizeof buf);
+}
+
+// printf("%.2f", v). to_chars and glibc's printf both print the exact binary value
+// rounded to nearest, so they agree digit for digit.
+void append_fixed2(std::string& out, double v) {
+  char buf[400];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 2);
+  out.append(buf, res.ptr);
+}
+
+// Writes printf-style text; used for the few lines whose float rendering (%g of a value
+// computed in single precision) must match LLVM's exactly.
+template <class... Args>
+void append_printf(std::string& out, const char* format, Args... args) {
+  char buf[512];
+  int n = std::snprintf(buf, sizeof buf, format, args...);
+  if (n > 0) out.append(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+// NameRef -> name for value-profile targets and temporal traces, built only when asked
+// for. Covers what LLVM's reader symbol table holds: the records' names, the extra names
+// the file defines, and vtable names.
+class NameTable {
+ public:
+  explicit NameTable(const Profile& profile) {
+    map_.reserve(profile.records.size() + profile.extra_names.size() +
+                 profile.vtable_names.size());
+    for (const Record& r : profile.records) add(r.name);
+    for (const std::string& n : profile.extra_names) add(n);
+    for (const std::string& n : profile.vtable_names) add(n);
+  }
+  // The name whose MD5 is `ref`, or "" (LLVM's getFuncOrVarName).
+  std::string_view find(uint64_t ref) const {
+    auto it = map_.find(ref);
+    return it == map_.end() ? std::string_view() : it->second;
+  }
+
+ private:
+  void add(std::string_view name) { map_.try_emplace(md5_name_ref(name), name); }
+  std::unordered_map<uint64_t, std::string_view> map_;
+};
+
+// Per value kind, accumulated over the shown functions (LLVM's ValueSitesStats).
+struct ValueSiteStats {
+  uint64_t total_sites = 0;
+  uint64_t sites_with_values = 0;
+  uint64_t total_values = 0;
+  std::vector<uint64_t> histogram;  // [k-1] = number of sites with exactly k values
+};
+
+// The value lines of one kind for one function, and their statistics.
+void append_value_sites(std::string& out, const Record& record, ValueKind kind,
+                        ValueSiteStats& stats, const NameTable* names) {
+  const auto& sites = record.value_sites[static_cast<size_t>(kind)];
+  stats.total_sites += sites.size();
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const instrprof::ValueSite& site = sites[i];
+    if (site.empty()) continue;
+    stats.total_values += site.size();
+    ++stats.sites_with_values;
+    if (site.size() > stats.histogram.size()) stats.histogram.resize(site.size(), 0);
+    ++stats.histogram[site.size() - 1];
+    uint64_t site_sum = 0;  // wraps like LLVM's
+    for (const auto& v : site) site_sum += v.count;
+    if (site_sum == 0) site_sum = 1;
+    for (const auto& v : site) {
+      out += "\t[ ";
+      append_u64_width(out, static_cast<uint32_t>(i), 2);  // %2u
+      out += ", ";
+      if (names != nullptr)
+        out += names->find(v.value);
+      else
+        append_u64_width(out, v.value, 4);  // %4 PRIu64
+      out += ", ";
+      append_i64_width(out, static_cast<int64_t>(v.count), 10);  // %10 PRId64
+      out += " ] (";
+      append_fixed2(out, static_cast<double>(v.count) * 100.0 / static_cast<double>(site_sum));
+      out += "%)\n";
+    }
+  }
+}
+
+void append_value_stats(std::string& out, const ValueSiteStats& stats) {
+  out += "  Total number of sites: ";
+  // LLVM keeps the site total in 32 bits when printing.
+  append_u64(out, static_cast<uint32_t>(stats.total_sites));
+  out += "\n  Total number of sites with values: ";
+  append_u64(out, stats.sites_with_values);
+  out += "\n  Total number of profiled values: ";
+  append_u64(out, stats.total_values);
+  out += "\n  Value sites histogram:\n\tNumTargets, SiteCount\n";
+  for (size_t k = 0; k < stats.histogram.size(); ++k) {
+    if (stats.histogram[k] == 0) continue;
+    out += '\t';
+    append_u64(out, k + 1);
+    out += ", ";
+    append_u64(out, stats.histogram[k]);
+    out += '\n';
+  }
+}
+
+// One record in the text format (irpgo-format.md 4.2), value targets of kinds 0 and 2
+// resolved through `names` ("** External Symbol **" when unknown).
+void append_text_record(std::string& out, const Record& r, const NameTable& names) {
+  out += r.name;
+  out += "\n# Func Hash:\n";
+  append_u64(out, r.hash);
+  out += "\n# Num Counters:\n";
+  append_u64(out, r.counts.size());
+  out += "\n# Counter Values:\n";
+  for (uint64_t c : r.counts) {
+    append_u64(out, c);
+    out += '\n';
+  }
+  if (!r.bitmap.empty()) {
+    out += "# Num Bitmap Bytes:\n$";
+    append_u64(out, r.bitmap.size());
+    out += "\n# Bitmap Byte Values:\n";
+    for (uint8_t b : r.bitmap) {
+      char buf[8];
+      auto res = std::to_chars(buf, buf + sizeof buf, b, 16);
+      out += "0x";
+      out.append(buf, res.ptr);
+      out += '\n';
+    }
+    out += '\n';
+  }
+  size_t num_kinds = 0;
+  for (const auto& sites : r.value_sites) num_kinds += sites.empty() ? 0 : 1;
+  if (num_kinds == 0) {
+    out += '\n';
+    return;
+  }
+  static constexpr std::string_view kKindNames[] = {
+      "IPVK_IndirectCallTarget", "IPVK_MemOPSize", "IPVK_VTableTarget"};
+  out += "# Num Value Kinds:\n";
+  append_u64(out, num_kinds);
+  out += '\n';
+  for (size_t kind = 0; kind < instrprof::kNumValueKinds; ++kind) {
+    const auto& sites = r.value_sites[kind];
+    if (sites.empty()) continue;
+    out += "# ValueKind = ";
+    out += kKindNames[kind];
+    out += ":\n";
+    append_u64(out, kind);
+    out += "\n# NumValueSites:\n";
+    append_u64(out, sites.size());
+    out += '\n';
+    const bool is_name = kind != static_cast<size_t>(ValueKind::mem_op_size);
+    for (const auto& site : sites) {
+      append_u64(out, site.size());
+      out += '\n';
+      for (const auto& v : site) {
+        if (is_name) {
+          std::string_view name = names.find(v.value);
+          out += name.empty() ? std::string_view("** External Symbol **") : name;
+        } else {
+          append_u64(out, v.value);
+        }
+        out += ':';
+        append_u64(out, v.count);
+        out += '\n';
+      }
+    }
+  }
+  out += '\n';
+}
+
+void append_text_records(std::string& out, const Profile& profile, const ShowOptions& options) {
+  // Only IR profiles get a marker; `show --text` writes no comment line and no other flag.
+  if (profile.is_ir()) out += ":ir\n";
+  if (!options.all_functions && options.function.empty()) return;
+  NameTable names(profile);
+  for (const Record& r : profile.records) {
+    if (profile.is_ir() && r.is_context_sensitive() != options.showcs) continue;
+    if (!options.all_functions && r.name.find(options.function) == std::string::npos) continue;
+    append_text_record(out, r, names);
+  }
+}
+
+void append_detailed_summary(std::string& out, const instrprof::Summary& summary) {
+  for (const auto& e : summary.detailed) {
+    // LLVM computes both percentages in single precision, then prints them as doubles.
+    const float blocks_percent =
+        summary.total_num_blocks != 0
+            ? 100.f * static_cast<float>(e.num_counts) / static_cast<float>(summary.total_num_blocks)
+            : 0.f;
+    const float cutoff_percent = 100.f * static_cast<float>(e.cutoff) / 1000000.f;
+    append_u64(out, e.num_counts);
+    append_printf(out, " blocks (%.2f%%) with count >= ", static_cast<double>(blocks_percent));
+    append_u64(out, e.min_count);
+    append_printf(out, " account for %0.6g%% of the total counts.\n",
+                  static_cast<double>(cutoff_percent));
+  }
+}
+
+void append_binary_ids(std::string& out, const Profile& profile) {
+  // LLVM 22: indexed readers print the heading even with no ids, raw readers only when
+  // there are some, the text reader never.
+  if (profile.format == instrprof::ProfileFormat::text) return;
+  if (profile.format == instrprof::ProfileFormat::raw && profile.binary_ids.empty()) return;
+  out += "Binary IDs: \n";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const auto& id : profile.binary_ids) {
+    for (uint8_t b : id) {
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+    out += '\n';
+  }
+}
+
+uint64_t shown_profile_version(const Profile& profile) {
+  switch (profile.format) {
+    case instrprof::ProfileFormat::raw:
+      return profile.version_word;  // LLVM prints the whole word, flags included
+    case instrprof::ProfileFormat::indexed:
+      return profile.version;
+    case instrprof::ProfileFormat::text:
+      return 0;
+  }
+  return 0;
+}
+
+void append_temporal_traces(std::string& out, const Profile& profile) {
+  out += "Temporal Profile Traces (samples=";
+  append_u64(out, profile.traces.size());
+  out += " seen=";
+  append_u64(out, profile.trace_stream_size);
+  out += "):\n";
+  if (profile.traces.empty()) return;
+  NameTable names(profile);
+  for (size_t i = 0; i < profile.traces.size(); ++i) {
+    const auto& trace = profile.traces[i];
+    out += "  Temporal Profile Trace ";
+    append_u64(out, static_cast<uint32_t>(i));
+    out += " (weight=";
+    append_u64(out, trace.weight);
+    out += " count=";
+    append_u64(out, trace.function_refs.size());
+    out += "):\n";
+    for (uint64_t ref : trace.function_refs) {
+      out += "    ";
+      out += names.find(ref);
+      out += '\n';
+    }
+  }
+}
+
+size_t estimate_size(const Profile& profile, const ShowOptions& options) {
+  if (!options.all_functions) return 4096;
+  size_t n = 1024;
+  for (const Record& r : profile.records) {
+    n += r.name.size() + 64;
+    if (options.counts) n += r.counts.size() * 4;
+  }
+  return n;
+}
+
+}  // namespace
+
+void append_show_instrprof(std::string& out, const Profile& profile,
+                           const ShowOptions& options) {
+  if (options.text) {
+    append_text_records(out, profile, options);
+    return;
+  }
+  out.reserve(out.size() + estimate_size(profile, options));
+
+  const bool is_ir = profile.is_ir();
+  const bool want_names = options.ic_targets || options.show_vtables;
+  std::optional<NameTable> names;
+  if (want_names && (options.all_functions || !options.function.empty())) names.emplace(profile);
+
+  instrprof::SummaryBuilder builder;
+  size_t shown = 0;
+  uint64_t below_cutoff = 0;
+  std::vector<std::pair<std::string_view, uint64_t>> hottest;  // (name, max counter)
+  std::array<ValueSiteStats, instrprof::kNumValueKinds> stats;
+
+  if (options.list_below_cutoff) {
+    out += "The list of functions with the maximum counter less than ";
+    append_u64(out, options.value_cutoff);
+    out += ":\n";
+  }
+
+  for (const Record& r : profile.records) {
+    if (is_ir && r.is_context_sensitive() != options.showcs) continue;
+    const bool show = options.all_functions ||
+                      (!options.function.empty() &&
+                       r.name.find(options.function) != std::string::npos);
+    builder.add_record(r);
+    if (options.covered) {
+      if (std::any_of(r.counts.begin(), r.counts.end(), [](uint64_t c) { return c != 0; })) {
+        out += r.name;
+        out += '\n';
+      }
+      continue;
+    }
+
+    const uint64_t first = r.counts.empty() ? 0 : r.counts[0];
+    if (!r.counts.empty() && (first == instrprof::kPseudoHot || first == instrprof::kPseudoWarm)) {
+      if (show) {
+        if (shown == 0) out += "Counters:\n";
+        ++shown;
+        out += "  ";
+        out += r.name;
+        out += ":\n    Hash: ";
+        append_hash(out, r.hash);
+        out += "\n    Counters: ";
+        append_u64(out, r.counts.size());
+        out += first == instrprof::kPseudoHot ? "    <PseudoHot>\n" : "    <PseudoWarm>\n";
+      }
+      continue;
+    }
+
+    uint64_t max = 0;
+    uint64_t sum = 0;
+    for (uint64_t c : r.counts) {
+      max = std::max(max, c);
+      sum += c;
+    }
+    if (max < options.value_cutoff) {
+      ++below_cutoff;
+      if (options.list_below_cutoff) {
+        out += "  ";
+        out += r.name;
+        out += ": (Max = ";
+        append_u64(out, max);
+        out += " Sum = ";
+        append_u64(out, sum);
+        out += ")\n";
+      }
+      continue;
+    }
+    if (options.list_below_cutoff) continue;
+    if (options.topn != 0) hottest.emplace_back(r.name, max);
+    if (!show) continue;
+
+    if (shown == 0) out += "Counters:\n";
+    ++shown;
+    out += "  ";
+    out += r.name;
+    out += ":\n    Hash: ";
+    append_hash(out, r.hash);
+    out += "\n    Counters: ";
+    append_u64(out, r.counts.size());
+    out += '\n';
+    if (!is_ir) {
+      out += "    Function count: ";
+      append_u64(out, first);
+      out += '\n';
+    }
+    const auto& vs = r.value_sites;
+    const size_t num_ic = vs[static_cast<size_t>(ValueKind::indirect_call_target)].size();
+    const size_t num_vt = vs[static_cast<size_t>(ValueKind::vtable_target)].size();
+    const size_t num_memop = vs[static_cast<size_t>(ValueKind::mem_op_size)].size();
+    if (options.ic_targets) {
+      out += "    Indirect Call Site Count: ";
+      append_u64(out, static_cast<uint32_t>(num_ic));
+      out += '\n';
+    }
+    if (options.show_vtables) {
+      out += "    Number of instrumented vtables: ";
+      append_u64(out, static_cast<uint32_t>(num_vt));
+      out += '\n';
+    }
+    const bool show_memop = options.memop_sizes && static_cast<uint32_t>(num_memop) > 0;
+    if (show_memop) {
+      out += "    Number of Memory Intrinsics Calls: ";
+      append_u64(out, static_cast<uint32_t>(num_memop));
+      out += '\n';
+    }
+    if (options.counts) {
+      out += "    Block counts: [";
+      // Front-end profiles keep the function count apart from the block counts.
+      const size_t start = is_ir ? 0 : 1;
+      for (size_t i = start; i < r.counts.size(); ++i) {
+        if (i != start) out += ", ";
+        append_u64(out, r.counts[i]);
+      }
+      out += "]\n";
+    }
+    if (options.ic_targets) {
+      out += "    Indirect Target Results:\n";
+      append_value_sites(out, r, ValueKind::indirect_call_target,
+                         stats[static_cast<size_t>(ValueKind::indirect_call_target)], &*names);
+    }
+    if (options.show_vtables) {
+      out += "    VTable Results:\n";
+      append_value_sites(out, r, ValueKind::vtable_target,
+                         stats[static_cast<size_t>(ValueKind::vtable_target)], &*names);
+    }
+    if (show_memop) {
+      out += "    Memory Intrinsic Size Results:\n";
+      append_value_sites(out, r, ValueKind::mem_op_size,
+                         stats[static_cast<size_t>(ValueKind::mem_op_size)], nullptr);
+    }
+  }
+  if (options.covered) return;
+
+  std::vector<uint32_t> cutoffs;
+  if (options.detailed_summary) {
+    if (options.detailed_summary_cutoffs.empty()) {
+      cutoffs.assign(instrprof::kDefaultCutoffs.begin(), instrprof::kDefaultCutoffs.end());
+    } else {
+      cutoffs = options.detailed_summary_cutoffs;
+      std::sort(cutoffs.begin(), cutoffs.end());
+    }
+  }
+  const instrprof::Summary summary = builder.finish(cutoffs);
+
+  out += "Instrumentation level: ";
+  if (is_ir) {
+    out += "IR  entry_first = ";
+    out += (profile.flags & instrprof::kFlagEntryFirst) != 0 ? '1' : '0';
+    out += "  instrument_loop_entries = ";
+    out += (profile.flags & instrprof::kFlagInstrLoopEntries) != 0 ? '1' : '0';
+    out += '\n';
+  } else {
+    out += "Front-end\n";
+  }
+  if (options.all_functions || !options.function.empty()) {
+    out += "Functions shown: ";
+    append_u64(out, shown);
+    out += '\n';
+  }
+  out += "Total functions: ";
+  append_u64(out, summary.total_num_functions);
+  out += "\nMaximum function count: ";
+  append_u64(out, summary.max_function_count);
+  out += "\nMaximum internal block count: ";
+  append_u64(out, summary.max_internal_block_count);
+  out += "\nTotal number of blocks: ";
+  append_u64(out, summary.total_num_blocks);
+  out += "\nTotal count: ";
+  append_u64(out, summary.total_block_count);
+  out += '\n';
+  if (options.value_cutoff > 0) {
+    out += "Number of functions with maximum count (< ";
+    append_u64(out, options.value_cutoff);
+    out += "): ";
+    append_u64(out, below_cutoff);
+    out += "\nNumber of functions with maximum count (>= ";
+    append_u64(out, options.value_cutoff);
+    out += "): ";
+    append_u64(out, summary.total_num_functions - below_cutoff);
+    out += '\n';
+  }
+  if (options.topn != 0) {
+    // LLVM 22: stable sort by descending max, so ties keep iteration order.
+    std::stable_sort(hottest.begin(), hottest.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    out += "Top ";
+    append_u64(out, options.topn);
+    out += " functions with the largest internal block counts: \n";
+    const size_t n = std::min<size_t>(options.topn, hottest.size());
+    for (size_t i = 0; i < n; ++i) {
+      out += "  ";
+      out += hottest[i].first;
+      out += ", max count = ";
+      append_u64(out, hottest[i].second);
+      out += '\n';
+    }
+  }
+  if (shown != 0 && options.ic_targets) {
+    out += "Statistics for indirect call sites profile:\n";
+    append_value_stats(out, stats[static_cast<size_t>(ValueKind::indirect_call_target)]);
+  }
+  if (shown != 0 && options.show_vtables) {
+    out += "Statistics for vtable profile:\n";
+    append_value_stats(out, stats[static_cast<size_t>(ValueKind::vtable_target)]);
+  }
+  if (shown != 0 && options.memop_sizes) {
+    out += "Statistics for memory intrinsic calls sizes profile:\n";
+    append_value_stats(out, stats[static_cast<size_t>(ValueKind::mem_op_size)]);
+  }
+  if (options.detailed_summary) {
+    out += "Detailed summary:\n";
+    append_detailed_summary(out, summary);
+  }
+  if (options.binary_ids) append_binary_ids(out, profile);
+  if (options.profile_version) {
+    out += "Profile version: ";
+    append_u64(out, shown_profile_version(profile));
+    out += '\n';
+  }
+  if (options.temporal_profile_traces) append_temporal_traces(out, profile);
+}
+
+std::string show_instrprof(const Profile& profile, const ShowOptions& options) {
+  std::string out;
+  append_show_instrprof(out, profile, options);
+  return out;
+}
+
+}  // namespace profkit::report
