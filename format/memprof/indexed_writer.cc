@@ -1,0 +1,402 @@
+// Indexed MemProf section writer. The byte order of every table follows LLVM's generators
+// (C.4.2 hash-table chains, C.6.1 frame order, C.6.2 radix array) so the output is
+// byte-identical to llvm-profdata 22.
+#include "format/memprof/indexed_writer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <unordered_map>
+
+#include "format/bytes/cursor.h"
+
+namespace profkit::memprof {
+namespace {
+
+class Out {
+ public:
+  explicit Out(uint64_t base) : base_(base) {}
+  uint64_t offset() const { return base_ + bytes_.size(); }
+  template <class T>
+  void put(T v) {
+    uint8_t buf[sizeof(T)];
+    store_le<T>(buf, v);
+    bytes_.append(reinterpret_cast<const char*>(buf), sizeof(T));
+  }
+  void append(const std::string& s) { bytes_ += s; }
+  void pad8() {
+    while (offset() % 8 != 0) bytes_.push_back('\0');
+  }
+  template <class T>
+  void patch(uint64_t absolute, T v) {
+    uint8_t buf[sizeof(T)];
+    store_le<T>(buf, v);
+    bytes_.replace(absolute - base_, sizeof(T), reinterpret_cast<const char*>(buf), sizeof(T));
+  }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  uint64_t base_;
+  std::string bytes_;
+};
+
+template <class T>
+void put_le(std::string& s, T v) {
+  uint8_t buf[sizeof(T)];
+  store_le<T>(buf, v);
+  s.append(reinterpret_cast<const char*>(buf), sizeof(T));
+}
+
+// LLVM's OnDiskChainedHashTableGenerator (C.4.2): chains are stored tail-first in vectors
+// (push_back = prepend), so a chain is emitted by walking its vector backwards.
+class HashTableGenerator {
+ public:
+  struct Item {
+    uint64_t hash;
+    std::string bytes;  // everything after the hash: [KeyLen] DataLen Key Data
+  };
+  HashTableGenerator() : buckets_(64) {}
+
+  void insert(uint64_t hash, std::string bytes) {
+    ++num_entries_;
+    if (4 * num_entries_ >= 3 * buckets_.size()) resize(buckets_.size() * 2);
+    buckets_[hash & (buckets_.size() - 1)].push_back(Item{hash, std::move(bytes)});
+  }
+
+  // Writes payload + padding + table; returns the table's absolute offset.
+  uint64_t emit(Out& out) {
+    uint64_t target = 1;
+    if (num_entries_ > 2) {
+      const uint64_t want = num_entries_ * 4 / 3 + 1;
+      while (target < want) target <<= 1;
+    }
+    if (target != buckets_.size()) resize(target);
+    std::vector<uint64_t> offsets(buckets_.size(), 0);
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      const auto& chain = buckets_[b];
+      if (chain.empty()) continue;
+      offsets[b] = out.offset();
+      out.put<uint16_t>(static_cast<uint16_t>(chain.size()));
+      for (size_t i = chain.size(); i-- > 0;) {
+        out.put<uint64_t>(chain[i].hash);
+        out.append(chain[i].bytes);
+      }
+    }
+    out.pad8();
+    const uint64_t table = out.offset();
+    out.put<uint64_t>(buckets_.size());
+    out.put<uint64_t>(num_entries_);
+    for (uint64_t o : offsets) out.put<uint64_t>(o);
+    return table;
+  }
+
+ private:
+  void resize(size_t n) {
+    std::vector<std::vector<Item>> next(n);
+    for (auto& chain : buckets_)
+      for (size_t i = chain.size(); i-- > 0;)  // head to tail
+        next[chain[i].hash & (n - 1)].push_back(std::move(chain[i]));
+    buckets_ = std::move(next);
+  }
+
+  std::vector<std::vector<Item>> buckets_;
+  uint64_t num_entries_ = 0;
+};
+
+// Size of each MIB field, by tag (1-based).
+constexpr size_t kFieldSize[] = {
+    0,
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
+#include "format/memprof/mib_fields.def"
+};
+
+void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>& schema) {
+  for (uint64_t tag : schema) {
+    switch (tag) {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+  case Tag:                                       \
+    put_le<Type>(s, m.Name);                      \
+    break;
+#include "format/memprof/mib_fields.def"
+      default:
+        break;
+    }
+  }
+}
+
+void put_frame(std::string& s, const Frame& f) {
+  put_le<uint64_t>(s, f.function);
+  put_le<uint32_t>(s, f.line_offset);
+  put_le<uint32_t>(s, f.column);
+  put_le<uint8_t>(s, f.is_inline ? 1 : 0);
+}
+
+// Distinct frames and call stacks in insertion order (C.9).
+struct Tables {
+  std::vector<uint64_t> frame_ids;                 // insertion order
+  std::unordered_map<uint64_t, Frame> frames;
+  std::vector<uint64_t> stack_ids;                 // insertion order
+  std::unordered_map<uint64_t, std::vector<uint64_t>> stacks;  // id -> frame ids, leaf first
+
+  uint64_t add(const CallStack& cs) {
+    std::vector<uint64_t> ids;
+    ids.reserve(cs.size());
+    for (const Frame& f : cs) {
+      const uint64_t id = frame_id(f);
+      if (frames.emplace(id, f).second) frame_ids.push_back(id);
+      ids.push_back(id);
+    }
+    const uint64_t csid = call_stack_id(cs);
+    if (stacks.emplace(csid, std::move(ids)).second) stack_ids.push_back(csid);
+    return csid;
+  }
+};
+
+struct RecordIds {
+  std::vector<uint64_t> alloc;  // call stack id per alloc site
+  std::vector<uint64_t> calls;  // call stack id per call site
+};
+
+std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
+  if (!o.full_schema) return {std::begin(kHotColdSchema), std::end(kHotColdSchema)};
+  std::vector<uint64_t> all;
+  for (uint64_t t = 1; t < sizeof(kFieldSize) / sizeof(kFieldSize[0]); ++t) all.push_back(t);
+  return all;
+}
+
+// C.6.1 + C.6.2: frame array order and radix array; returns stack id -> linear id.
+std::unordered_map<uint64_t, uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
+  struct Hist {
+    uint64_t count = 0;
+    uint64_t position_sum = 0;
+  };
+  std::unordered_map<uint64_t, Hist> hist;
+  for (uint64_t csid : t.stack_ids) {
+    const auto& ids = t.stacks.at(csid);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      Hist& h = hist[ids[i]];
+      ++h.count;
+      h.position_sum += i;
+    }
+  }
+  std::vector<uint64_t> order = t.frame_ids;
+  std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    const Hist& ha = hist[a];
+    const Hist& hb = hist[b];
+    if (ha.count != hb.count) return ha.count > hb.count;
+    if (ha.position_sum != hb.position_sum) return ha.position_sum < hb.position_sum;
+    return a < b;
+  });
+  std::unordered_map<uint64_t, uint32_t> linear_frame;
+  for (size_t i = 0; i < order.size(); ++i) {
+    linear_frame[order[i]] = static_cast<uint32_t>(i);
+    std::string s;
+    put_frame(s, t.frames.at(order[i]));
+    out.append(s);
+  }
+
+  // Sort stacks by their root-first sequences, frames compared by (Count, FrameId).
+  std::vector<uint64_t> sorted_ids = t.stack_ids;
+  std::sort(sorted_ids.begin(), sorted_ids.end(), [&](uint64_t a, uint64_t b) {
+    const auto& x = t.stacks.at(a);
+    const auto& y = t.stacks.at(b);
+    auto ix = x.rbegin();
+    auto iy = y.rbegin();
+    for (; ix != x.rend() && iy != y.rend(); ++ix, ++iy) {
+      if (*ix == *iy) continue;
+      const uint64_t cx = hist[*ix].count;
+      const uint64_t cy = hist[*iy].count;
+      if (cx != cy) return cx < cy;
+      return *ix < *iy;
+    }
+    return x.size() < y.size();
+  });
+
+  std::vector<uint32_t> r;
+  std::unordered_map<uint64_t, uint64_t> position;
+  std::vector<uint64_t> idx;
+  const std::vector<uint64_t>* prev = nullptr;
+  for (size_t s = sorted_ids.size(); s-- > 0;) {
+    const auto& ids = t.stacks.at(sorted_ids[s]);
+    size_t common = 0;
+    if (prev != nullptr) {
+      auto a = prev->rbegin();
+      auto b = ids.rbegin();
+      while (a != prev->rend() && b != ids.rend() && *a == *b) {
+        ++common;
+        ++a;
+        ++b;
+      }
+    }
+    idx.resize(common);
+    if (common > 0)
+      r.push_back(static_cast<uint32_t>(static_cast<int64_t>(idx[common - 1]) -
+                                        static_cast<int64_t>(r.size())));
+    for (auto it = ids.rbegin() + static_cast<ptrdiff_t>(common); it != ids.rend(); ++it) {
+      idx.push_back(r.size());
+      r.push_back(linear_frame.at(*it));
+    }
+    r.push_back(static_cast<uint32_t>(ids.size()));
+    position[sorted_ids[s]] = r.size() - 1;
+    prev = &ids;
+  }
+  std::reverse(r.begin(), r.end());
+  std::unordered_map<uint64_t, uint32_t> linear_stack;
+  for (const auto& [csid, pos] : position)
+    linear_stack[csid] = static_cast<uint32_t>(r.size() - 1 - pos);
+  for (uint32_t v : r) out.put<uint32_t>(v);
+  return linear_stack;
+}
+
+}  // namespace
+
+std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
+  assert(options.version >= 2 && options.version <= 4);
+  const std::vector<uint64_t> schema = schema_for(options);
+  Tables t;
+  for (const CallStack& cs : data.stack_order) t.add(cs);
+  std::vector<RecordIds> rec_ids(data.records.size());
+  for (size_t i = 0; i < data.records.size(); ++i) {
+    for (const AllocSite& a : data.records[i].alloc_sites)
+      rec_ids[i].alloc.push_back(t.add(a.call_stack));
+    for (const CallSite& c : data.records[i].call_sites)
+      rec_ids[i].calls.push_back(t.add(c.frames));
+  }
+
+  Out out(options.section_offset);
+  out.put<uint64_t>(options.version);
+  const uint64_t header_at = out.offset();
+  const auto put_schema = [&] {
+    out.put<uint64_t>(schema.size());
+    for (uint64_t tag : schema) out.put<uint64_t>(tag);
+  };
+  const auto record_key = [](uint64_t guid, const std::string& body) {
+    std::string s;
+    put_le<uint64_t>(s, 8);
+    put_le<uint64_t>(s, body.size());
+    put_le<uint64_t>(s, guid);
+    return s + body;
+  };
+
+  if (options.version == 2) {
+    for (int i = 0; i < 5; ++i) out.put<uint64_t>(0);
+    put_schema();
+    HashTableGenerator records;
+    for (size_t i = 0; i < data.records.size(); ++i) {
+      const Record& r = data.records[i];
+      std::string body;
+      put_le<uint64_t>(body, r.alloc_sites.size());
+      for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
+        put_le<uint64_t>(body, rec_ids[i].alloc[a]);
+        put_mib(body, r.alloc_sites[a].mib, schema);
+      }
+      put_le<uint64_t>(body, r.call_sites.size());
+      for (uint64_t id : rec_ids[i].calls) put_le<uint64_t>(body, id);
+      records.insert(r.guid, record_key(r.guid, body));
+    }
+    const uint64_t record_table = records.emit(out);
+    const uint64_t frame_payload = out.offset();
+    HashTableGenerator frames;
+    for (uint64_t id : t.frame_ids) {
+      std::string s;
+      put_le<uint64_t>(s, 8);
+      put_le<uint64_t>(s, 17);
+      put_le<uint64_t>(s, id);
+      put_frame(s, t.frames.at(id));
+      frames.insert(id, std::move(s));
+    }
+    const uint64_t frame_table = frames.emit(out);
+    const uint64_t stack_payload = out.offset();
+    HashTableGenerator stacks;
+    for (uint64_t csid : t.stack_ids) {
+      const auto& ids = t.stacks.at(csid);
+      std::string s;
+      put_le<uint64_t>(s, 8 * ids.size());
+      put_le<uint64_t>(s, csid);
+      for (uint64_t id : ids) put_le<uint64_t>(s, id);
+      stacks.insert(csid, std::move(s));
+    }
+    const uint64_t stack_table = stacks.emit(out);
+    out.patch<uint64_t>(header_at, record_table);
+    out.patch<uint64_t>(header_at + 8, frame_payload);
+    out.patch<uint64_t>(header_at + 16, frame_table);
+    out.patch<uint64_t>(header_at + 24, stack_payload);
+    out.patch<uint64_t>(header_at + 32, stack_table);
+    return out.take();
+  }
+
+  for (int i = 0; i < (options.version == 3 ? 3 : 4); ++i) out.put<uint64_t>(0);
+  if (options.version == 4) {
+    const MemProfSummary s = compute_summary(data, false, options.classify);
+    out.put<uint32_t>(6);
+    out.put<uint64_t>(s.num_contexts);
+    out.put<uint64_t>(s.num_cold_contexts);
+    out.put<uint64_t>(s.num_hot_contexts);
+    out.put<uint64_t>(s.max_cold_total_size);
+    out.put<uint64_t>(s.max_warm_total_size);
+    out.put<uint64_t>(s.max_hot_total_size);
+  }
+  put_schema();
+  const auto linear = write_frames_and_radix(out, t);
+  const uint64_t record_payload = out.offset();
+  HashTableGenerator records;
+  for (size_t i = 0; i < data.records.size(); ++i) {
+    const Record& r = data.records[i];
+    std::string body;
+    put_le<uint64_t>(body, r.alloc_sites.size());
+    for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
+      put_le<uint32_t>(body, linear.at(rec_ids[i].alloc[a]));
+      put_mib(body, r.alloc_sites[a].mib, schema);
+    }
+    put_le<uint64_t>(body, r.call_sites.size());
+    for (size_t c = 0; c < r.call_sites.size(); ++c) {
+      put_le<uint32_t>(body, linear.at(rec_ids[i].calls[c]));
+      if (options.version == 4) {
+        put_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
+        for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);
+      }
+    }
+    records.insert(r.guid, record_key(r.guid, body));
+  }
+  const uint64_t record_table = records.emit(out);
+  const uint64_t frames_start = header_at + (options.version == 3 ? 24 : 32) +
+                                (options.version == 4 ? 4 + 48 : 0) + 8 + 8 * schema.size();
+  const uint64_t stack_payload = frames_start + 17 * t.frame_ids.size();
+  out.patch<uint64_t>(header_at, stack_payload);
+  out.patch<uint64_t>(header_at + 8, record_payload);
+  out.patch<uint64_t>(header_at + 16, record_table);
+  if (options.version == 4) out.patch<uint64_t>(header_at + 24, 0);
+  return out.take();
+}
+
+std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOptions options) {
+  static constexpr uint64_t kCutoffs[] = {10000,  100000, 200000, 300000, 400000, 500000,
+                                          600000, 700000, 800000, 900000, 950000, 990000,
+                                          999000, 999900, 999990, 999999};
+  std::string file(9 * 8, '\0');
+  put_le<uint64_t>(file, 6);
+  put_le<uint64_t>(file, std::size(kCutoffs));
+  for (int i = 0; i < 6; ++i) put_le<uint64_t>(file, 0);
+  for (uint64_t c : kCutoffs) {
+    put_le<uint64_t>(file, c);
+    put_le<uint64_t>(file, 0);
+    put_le<uint64_t>(file, 0);
+  }
+  const uint64_t hash_offset = file.size();
+  put_le<uint64_t>(file, 1);
+  put_le<uint64_t>(file, 0);
+  put_le<uint64_t>(file, 0);
+  const uint64_t memprof_offset = file.size();
+  options.section_offset = memprof_offset;
+  file += write_memprof_section(data, options);
+  const uint64_t binary_id_offset = file.size();
+  put_le<uint64_t>(file, 0);
+  const uint64_t vtable_offset = file.size();
+  put_le<uint64_t>(file, 0);
+  const uint64_t header[9] = {0x8169666F72706CFFull, 13 | (uint64_t{1} << 62), 0, 0,
+                              hash_offset, memprof_offset, binary_id_offset, 0, vtable_offset};
+  for (int i = 0; i < 9; ++i) store_le<uint64_t>(reinterpret_cast<uint8_t*>(file.data()) + 8 * i,
+                                                 header[i]);
+  return file;
+}
+
+}  // namespace profkit::memprof

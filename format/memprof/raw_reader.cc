@@ -1,0 +1,242 @@
+// Raw memprof reader: every count is checked against the bytes left before it is used.
+#include "format/memprof/raw_reader.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace profkit::memprof {
+namespace {
+
+bool version_supported(uint64_t version) {
+  return std::find(std::begin(kRawVersions), std::end(kRawVersions), version) !=
+         std::end(kRawVersions);
+}
+
+uint64_t segment_entry_size(uint64_t version) {
+  return version >= 3 ? kSegmentEntrySizeV3 : kSegmentEntrySizeV1;
+}
+
+Unexpected malformed(uint64_t offset, std::string message) {
+  return make_error(ErrorCode::malformed, offset, std::move(message));
+}
+
+// Cursor over [offset, end of profile) of a profile; `what` names the section.
+Expected<Cursor> section_at(const Cursor& profile, uint64_t offset, std::string_view what) {
+  if (offset < kRawHeaderSize || offset > profile.size())
+    return malformed(profile.base_offset() + 0x18,
+                     std::string(what) + " offset " + std::to_string(offset) +
+                         " is outside the profile (size " + std::to_string(profile.size()) + ")");
+  return Cursor(profile.data().subspan(offset), profile.base_offset() + offset);
+}
+
+Expected<std::vector<Segment>> read_segments(Cursor c, uint64_t version) {
+  PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("segment count"));
+  const uint64_t entry = segment_entry_size(version);
+  if (count > c.remaining() / entry)
+    return c.fail(ErrorCode::truncated, "segment count " + std::to_string(count) +
+                                            " needs more bytes than the profile has");
+  std::vector<Segment> segments(count);
+  for (Segment& s : segments) {
+    PROFKIT_TRY_ASSIGN(s.start, c.read_le<uint64_t>("segment start"));
+    PROFKIT_TRY_ASSIGN(s.end, c.read_le<uint64_t>("segment end"));
+    PROFKIT_TRY_ASSIGN(s.offset, c.read_le<uint64_t>("segment offset"));
+    uint64_t id_size = 0;
+    if (version >= 3) {
+      const uint64_t at = c.offset();
+      PROFKIT_TRY_ASSIGN(id_size, c.read_le<uint64_t>("build id size"));
+      if (id_size > kBuildIdMaxSize)
+        return malformed(at, "expected a build id size of at most 32, got " +
+                                 std::to_string(id_size));
+    }
+    PROFKIT_TRY_ASSIGN(Bytes id, c.read_bytes(kBuildIdMaxSize, "build id"));
+    s.build_id.assign(id.begin(), id.begin() + static_cast<ptrdiff_t>(id_size));
+  }
+  return segments;
+}
+
+Expected<void> read_mib_fields(Cursor& c, uint64_t version, MemInfoBlock& m) {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                            \
+  if (version >= First) {                                                    \
+    PROFKIT_TRY_ASSIGN(m.Name, c.read_le<Type>("MIB field " #Name));         \
+  }
+#include "format/memprof/mib_fields.def"
+  return {};
+}
+
+Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version) {
+  PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("MIB count"));
+  const uint64_t entry = 8 + raw_mib_size(version);
+  if (count > c.remaining() / entry)
+    return c.fail(ErrorCode::truncated, "MIB count " + std::to_string(count) +
+                                            " needs more bytes than the profile has");
+  std::vector<RawMib> mibs(count);
+  for (RawMib& r : mibs) {
+    r.file_offset = c.offset();
+    PROFKIT_TRY_ASSIGN(r.stack_id, c.read_le<uint64_t>("MIB stack id"));
+    PROFKIT_TRY(read_mib_fields(c, version, r.mib));
+    if (version >= 4) {
+      const uint64_t n = r.mib.AccessHistogramSize;
+      const uint64_t width = version == 4 ? 8 : 2;
+      if (n > c.remaining() / width)
+        return c.fail(ErrorCode::truncated, "access histogram of " + std::to_string(n) +
+                                                " entries needs more bytes than the profile has");
+      r.histogram.resize(n);
+      for (uint64_t& v : r.histogram) {
+        if (version == 4) {
+          PROFKIT_TRY_ASSIGN(v, c.read_le<uint64_t>("histogram entry"));
+        } else {
+          PROFKIT_TRY_ASSIGN(uint16_t e, c.read_le<uint16_t>("histogram entry"));
+          v = decode_histogram_count(e);
+        }
+      }
+    }
+  }
+  return mibs;
+}
+
+Expected<std::vector<RawStack>> read_stacks(Cursor c) {
+  PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("stack count"));
+  if (count > c.remaining() / 16)
+    return c.fail(ErrorCode::truncated, "stack count " + std::to_string(count) +
+                                            " needs more bytes than the profile has");
+  std::vector<RawStack> stacks(count);
+  for (RawStack& s : stacks) {
+    s.file_offset = c.offset();
+    PROFKIT_TRY_ASSIGN(s.stack_id, c.read_le<uint64_t>("stack id"));
+    PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("PC count"));
+    if (n > c.remaining() / 8)
+      return c.fail(ErrorCode::truncated, "PC count " + std::to_string(n) +
+                                              " needs more bytes than the profile has");
+    s.pcs.resize(n);
+    for (uint64_t& pc : s.pcs) {
+      PROFKIT_TRY_ASSIGN(pc, c.read_le<uint64_t>("PC"));
+    }
+  }
+  return stacks;
+}
+
+Expected<RawProfile> read_one(Cursor& file) {
+  RawProfile p;
+  p.file_offset = file.offset();
+  Cursor h = file;
+  PROFKIT_TRY_ASSIGN(uint64_t magic, h.read_le<uint64_t>("memprof raw magic"));
+  if (magic != kRawMagic)
+    return make_error(ErrorCode::bad_magic, p.file_offset,
+                      "expected the memprof raw magic 0xff6d70726f667281");
+  const uint64_t version_at = h.offset();
+  PROFKIT_TRY_ASSIGN(p.version, h.read_le<uint64_t>("raw version"));
+  if (!version_supported(p.version))
+    return make_error(ErrorCode::unsupported_version, version_at,
+                      "expected memprof raw version 1 to 5, got " + std::to_string(p.version));
+  const uint64_t size_at = h.offset();
+  PROFKIT_TRY_ASSIGN(p.total_size, h.read_le<uint64_t>("profile size"));
+  PROFKIT_TRY_ASSIGN(uint64_t seg_off, h.read_le<uint64_t>("segment offset"));
+  PROFKIT_TRY_ASSIGN(uint64_t mib_off, h.read_le<uint64_t>("MIB offset"));
+  PROFKIT_TRY_ASSIGN(uint64_t stack_off, h.read_le<uint64_t>("stack offset"));
+  if (p.total_size < kRawHeaderSize)
+    return malformed(size_at, "expected a profile size of at least 48, got " +
+                                  std::to_string(p.total_size));
+  if (p.total_size > file.remaining())
+    return make_error(ErrorCode::truncated, size_at,
+                      "profile size " + std::to_string(p.total_size) + " exceeds the " +
+                          std::to_string(file.remaining()) + " bytes left in the file");
+  PROFKIT_TRY_ASSIGN(Cursor profile, file.take(p.total_size, "profile"));
+  PROFKIT_TRY_ASSIGN(Cursor segs, section_at(profile, seg_off, "segment section"));
+  PROFKIT_TRY_ASSIGN(p.segments, read_segments(segs, p.version));
+  PROFKIT_TRY_ASSIGN(Cursor mibs, section_at(profile, mib_off, "MIB section"));
+  PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version));
+  PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section"));
+  PROFKIT_TRY_ASSIGN(p.stacks, read_stacks(stacks));
+  return p;
+}
+
+}  // namespace
+
+bool is_raw_memprof(Bytes data) {
+  return data.size() >= 8 && load_le<uint64_t>(data.data()) == kRawMagic;
+}
+
+Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data) {
+  Cursor file(data);
+  if (data.size() < kRawHeaderSize)
+    return make_error(ErrorCode::truncated, 0,
+                      "expected a 48-byte memprof raw header, the file has " +
+                          std::to_string(data.size()) + " bytes");
+  std::vector<RawProfile> profiles;
+  while (!file.at_end()) {
+    const uint64_t before = file.offset();
+    PROFKIT_TRY_ASSIGN(RawProfile p, read_one(file));
+    if (file.offset() == before) return malformed(before, "profile of size 0");
+    profiles.push_back(std::move(p));
+  }
+  return profiles;
+}
+
+void merge_mib(MemInfoBlock& m, std::vector<uint64_t>& m_hist, const MemInfoBlock& n,
+               const std::vector<uint64_t>& n_hist) {
+  m.AllocCount += n.AllocCount;
+#define PROFKIT_MERGE_STAT(F)                 \
+  m.Total##F += n.Total##F;                   \
+  m.Min##F = std::min(m.Min##F, n.Min##F);    \
+  m.Max##F = std::max(m.Max##F, n.Max##F);
+  PROFKIT_MERGE_STAT(AccessCount)
+  PROFKIT_MERGE_STAT(Size)
+  PROFKIT_MERGE_STAT(Lifetime)
+  PROFKIT_MERGE_STAT(AccessDensity)
+  PROFKIT_MERGE_STAT(LifetimeAccessDensity)
+#undef PROFKIT_MERGE_STAT
+  m.NumLifetimeOverlaps += n.AllocTimestamp < m.DeallocTimestamp ? 1 : 0;
+  m.AllocTimestamp = n.AllocTimestamp;
+  m.DeallocTimestamp = n.DeallocTimestamp;
+  m.NumSameAllocCpu += m.AllocCpuId == n.AllocCpuId ? 1 : 0;
+  m.NumSameDeallocCpu += m.DeallocCpuId == n.DeallocCpuId ? 1 : 0;
+  m.AllocCpuId = n.AllocCpuId;
+  m.DeallocCpuId = n.DeallocCpuId;
+  // Keep the longer histogram and add the shorter into it.
+  if (n_hist.size() > m_hist.size()) m_hist.resize(n_hist.size(), 0);
+  for (size_t i = 0; i < n_hist.size(); ++i) m_hist[i] += n_hist[i];
+  if (!m_hist.empty()) m.AccessHistogramSize = static_cast<uint32_t>(m_hist.size());
+}
+
+Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
+  MergedRaw out;
+  if (profiles.empty()) return out;
+  out.segments = profiles.front().segments;
+  std::unordered_map<uint64_t, size_t> mib_index;
+  std::unordered_map<uint64_t, size_t> stack_index;
+  for (RawProfile& p : profiles) {
+    out.version = p.version;
+    if (p.segments != out.segments)
+      return malformed(p.file_offset,
+                       "memprof raw profile has different segment information than the first");
+    for (RawMib& r : p.mibs) {
+      auto [it, inserted] = mib_index.try_emplace(r.stack_id, out.mibs.size());
+      if (inserted) {
+        out.mibs.push_back(std::move(r));
+      } else {
+        RawMib& m = out.mibs[it->second];
+        merge_mib(m.mib, m.histogram, r.mib, r.histogram);
+      }
+    }
+    for (RawStack& s : p.stacks) {
+      auto [it, inserted] = stack_index.try_emplace(s.stack_id, out.stacks.size());
+      if (inserted) {
+        out.stacks.push_back(std::move(s));
+      } else if (out.stacks[it->second].pcs != s.pcs) {
+        return malformed(s.file_offset, "memprof raw profile got different call stack for id " +
+                                            std::to_string(s.stack_id));
+      }
+    }
+  }
+  out.mib_stack.reserve(out.mibs.size());
+  for (const RawMib& r : out.mibs) {
+    auto it = stack_index.find(r.stack_id);
+    if (it == stack_index.end())
+      return malformed(r.file_offset, "memprof callstack record does not contain id: " +
+                                          std::to_string(r.stack_id));
+    out.mib_stack.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace profkit::memprof

@@ -1,0 +1,217 @@
+// Raw -> records conversion (D.6, C.9), record-level merging, ids and classification.
+#include "format/memprof/records.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "format/blake3/blake3.h"
+#include "format/bytes/cursor.h"
+#include "format/bytes/hash.h"
+
+namespace profkit::memprof {
+namespace {
+
+void put_frame_bytes(std::vector<uint8_t>& out, const Frame& f, bool with_inline) {
+  uint8_t buf[17];
+  store_le<uint64_t>(buf, f.function);
+  store_le<uint32_t>(buf + 8, f.line_offset);
+  store_le<uint32_t>(buf + 12, f.column);
+  buf[16] = f.is_inline ? 1 : 0;
+  out.insert(out.end(), buf, buf + (with_inline ? 17 : 16));
+}
+
+// Finds the record for `guid`, creating it at the end.
+Record& record_for(MemProfData& data, std::unordered_map<uint64_t, size_t>& index,
+                   uint64_t guid) {
+  auto [it, inserted] = index.try_emplace(guid, data.records.size());
+  if (inserted) data.records.push_back(Record{guid, {}, {}});
+  return data.records[it->second];
+}
+
+}  // namespace
+
+std::string_view canonical_function_name(std::string_view name) {
+  for (std::string_view suffix : {std::string_view(".llvm."), std::string_view(".part.")}) {
+    const size_t it = name.rfind(suffix);
+    if (it == std::string_view::npos) continue;
+    const size_t last_dot = name.rfind('.');
+    if (last_dot == it || last_dot == it + suffix.size() - 1) name = name.substr(0, it);
+  }
+  return name;
+}
+
+uint64_t function_guid(std::string_view name) {
+  return md5_name_ref(canonical_function_name(name));
+}
+
+uint64_t frame_id(const Frame& frame) {
+  std::vector<uint8_t> bytes;
+  put_frame_bytes(bytes, frame, true);
+  return blake3::hash64(bytes);
+}
+
+uint64_t call_stack_id(std::span<const Frame> frames) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(frames.size() * 8);
+  for (const Frame& f : frames) {
+    uint8_t buf[8];
+    store_le<uint64_t>(buf, frame_id(f));
+    bytes.insert(bytes.end(), buf, buf + 8);
+  }
+  return blake3::hash64(bytes);
+}
+
+Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer& symbolize,
+                                       ConversionStats* stats) {
+  MemProfData data;
+  ConversionStats local;
+  std::unordered_map<uint64_t, size_t> record_index;
+  // Call-site lists per function in first-insertion order, each a set keyed by PC.
+  std::vector<std::pair<uint64_t, std::vector<std::pair<uint64_t, const SymbolizedPc*>>>> per_fn;
+  std::unordered_map<uint64_t, size_t> per_fn_index;
+  std::unordered_set<uint64_t> kept_stacks;
+
+  for (size_t m = 0; m < raw.mibs.size(); ++m) {
+    ++local.mibs;
+    const RawMib& mib = raw.mibs[m];
+    const RawStack& stack = raw.stacks[raw.mib_stack[m]];
+    CallStack context;
+    size_t kept = 0;
+    for (uint64_t pc : stack.pcs) {
+      const SymbolizedPc* s = symbolize(pc);
+      if (s == nullptr || s->frames.empty()) continue;
+      for (size_t j = 0; j < s->frames.size(); ++j) {
+        data.names.emplace(s->frames[j].function, s->names[j]);
+        if (kept == 0 && j == 0) continue;
+        const uint64_t fn = s->frames[j].function;
+        auto [it, inserted] = per_fn_index.try_emplace(fn, per_fn.size());
+        if (inserted) per_fn.push_back({fn, {}});
+        auto& list = per_fn[it->second].second;
+        bool seen = false;
+        for (const auto& entry : list) seen = seen || entry.first == pc;
+        if (!seen) list.push_back({pc, s});
+      }
+      context.insert(context.end(), s->frames.begin(), s->frames.end());
+      ++kept;
+    }
+    if (context.empty()) {
+      ++local.dropped_mibs;
+      local.alloc_count_dropped += mib.mib.AllocCount;
+      continue;
+    }
+    kept_stacks.insert(stack.stack_id);
+    data.stack_order.push_back(context);
+    for (const Frame& f : context) {
+      Record& r = record_for(data, record_index, f.function);
+      r.alloc_sites.push_back(AllocSite{context, mib.mib, mib.histogram});
+      if (!f.is_inline) break;
+    }
+  }
+  local.stacks_kept = kept_stacks.size();
+  if (stats != nullptr) *stats = local;
+  if (data.records.empty())
+    return make_error(ErrorCode::malformed, kNoOffset,
+                      "no entries in callstack map after symbolization");
+  for (const auto& [fn, list] : per_fn) {
+    Record& r = record_for(data, record_index, fn);
+    for (const auto& entry : list) {
+      r.call_sites.push_back(CallSite{entry.second->frames, {}});
+      data.stack_order.push_back(entry.second->frames);
+    }
+  }
+  return data;
+}
+
+void merge_into(MemProfData& out, const MemProfData& in) {
+  std::unordered_map<uint64_t, size_t> record_index;
+  for (size_t i = 0; i < out.records.size(); ++i) record_index.emplace(out.records[i].guid, i);
+  for (const Record& r : in.records) {
+    Record& dst = record_for(out, record_index, r.guid);
+    for (const AllocSite& a : r.alloc_sites) {
+      const uint64_t id = call_stack_id(a.call_stack);
+      AllocSite* found = nullptr;
+      for (AllocSite& d : dst.alloc_sites)
+        if (d.call_stack.size() == a.call_stack.size() && call_stack_id(d.call_stack) == id &&
+            d.call_stack == a.call_stack)
+          found = &d;
+      if (found == nullptr) {
+        dst.alloc_sites.push_back(a);
+      } else {
+        merge_mib(found->mib, found->histogram, a.mib, a.histogram);
+      }
+    }
+    for (const CallSite& c : r.call_sites) {
+      CallSite* found = nullptr;
+      for (CallSite& d : dst.call_sites)
+        if (d.frames == c.frames) found = &d;
+      if (found == nullptr) {
+        dst.call_sites.push_back(c);
+      } else {
+        for (uint64_t g : c.callee_guids) {
+          bool seen = false;
+          for (uint64_t h : found->callee_guids) seen = seen || h == g;
+          if (!seen) found->callee_guids.push_back(g);
+        }
+      }
+    }
+  }
+  // Stack insertion order: the union, first-seen order.
+  if (!out.stack_order.empty() || !in.stack_order.empty()) {
+    std::unordered_set<uint64_t> seen;
+    for (const CallStack& s : out.stack_order) seen.insert(call_stack_id(s));
+    for (const CallStack& s : in.stack_order)
+      if (seen.insert(call_stack_id(s)).second) out.stack_order.push_back(s);
+  }
+  for (const auto& [guid, name] : in.names) out.names.emplace(guid, name);
+}
+
+AllocType classify(const MemInfoBlock& mib, const ClassifyOptions& options) {
+  if (mib.AllocCount == 0) return AllocType::not_cold;
+  const float density = static_cast<float>(mib.TotalLifetimeAccessDensity) /
+                        static_cast<float>(mib.AllocCount) / 100;
+  const float lifetime =
+      static_cast<float>(mib.TotalLifetime) / static_cast<float>(mib.AllocCount);
+  if (density < options.lifetime_access_density_cold_threshold &&
+      lifetime >= static_cast<float>(options.ave_lifetime_cold_threshold_s * 1000))
+    return AllocType::cold;
+  if (options.use_hot_hints &&
+      density > static_cast<float>(options.min_ave_lifetime_access_density_hot_threshold))
+    return AllocType::hot;
+  return AllocType::not_cold;
+}
+
+MemProfSummary compute_summary(const MemProfData& data, bool full_context_ids,
+                               const ClassifyOptions& options) {
+  MemProfSummary s;
+  std::unordered_set<uint64_t> seen;
+  for (const Record& r : data.records) {
+    for (const AllocSite& a : r.alloc_sites) {
+      uint64_t id;
+      if (full_context_ids) {
+        std::vector<uint8_t> bytes;
+        for (const Frame& f : a.call_stack) put_frame_bytes(bytes, f, false);
+        id = blake3::hash64(bytes);
+      } else {
+        id = call_stack_id(a.call_stack);
+      }
+      if (!seen.insert(id).second) continue;
+      ++s.num_contexts;
+      switch (classify(a.mib, options)) {
+        case AllocType::cold:
+          ++s.num_cold_contexts;
+          s.max_cold_total_size = std::max(s.max_cold_total_size, a.mib.TotalSize);
+          break;
+        case AllocType::hot:
+          ++s.num_hot_contexts;
+          s.max_hot_total_size = std::max(s.max_hot_total_size, a.mib.TotalSize);
+          break;
+        case AllocType::not_cold:
+          s.max_warm_total_size = std::max(s.max_warm_total_size, a.mib.TotalSize);
+          break;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace profkit::memprof

@@ -1,0 +1,371 @@
+// DWARF lookups through elfutils libdw: a per-binary index of compile-unit address ranges,
+// then a walk down the DIE tree collecting the subprogram and inlined-subroutine chain that
+// covers the PC. Line and column come from the line table (innermost level) and from
+// DW_AT_call_line / DW_AT_call_column (outer levels), as llvm-symbolizer reports them.
+#include "symbolize/memprof_symbolizer.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+namespace profkit::symbolize {
+
+struct MemProfSymbolizer::Binary {
+  std::string path;
+  int fd = -1;
+  Elf* elf = nullptr;
+  Dwarf* dwarf = nullptr;
+  std::vector<uint8_t> build_id;
+  struct ExecLoad {
+    uint64_t vaddr, memsz, offset;
+  };
+  std::vector<ExecLoad> exec_loads;
+  struct CuRange {
+    uint64_t lo, hi;
+    Dwarf_Off cu_offset;
+  };
+  std::vector<CuRange> cu_ranges;  // sorted by lo
+  bool matched = false;
+
+  ~Binary() {
+    if (dwarf != nullptr) dwarf_end(dwarf);
+    if (elf != nullptr) elf_end(elf);
+    if (fd >= 0) close(fd);
+  }
+};
+
+namespace {
+
+using Binary = MemProfSymbolizer::Binary;
+
+Unexpected fail(std::string message) {
+  return make_error(ErrorCode::invalid_argument, kNoOffset, std::move(message));
+}
+
+// Opens an ELF file and reads its build id and executable PT_LOADs. DWARF is indexed
+// lazily (only binaries that match a segment need it).
+Expected<std::unique_ptr<Binary>> open_binary(const std::string& path) {
+  auto b = std::make_unique<Binary>();
+  b->path = path;
+  b->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (b->fd < 0) return fail("cannot open profiled binary " + path + ": " + std::strerror(errno));
+  b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, nullptr);
+  if (b->elf == nullptr || elf_kind(b->elf) != ELF_K_ELF)
+    return fail("Not an ELF file: " + path);
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(b->elf, &ehdr) == nullptr) return fail("Not an ELF file: " + path);
+  if (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_386)
+    return fail("Unsupported target (not x86) in " + path);
+  size_t phnum = 0;
+  if (elf_getphdrnum(b->elf, &phnum) != 0) return fail("cannot read program headers of " + path);
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(b->elf, static_cast<int>(i), &ph) == nullptr) continue;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0)
+      b->exec_loads.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset});
+  }
+  const void* id = nullptr;
+  const ssize_t id_size = dwelf_elf_gnu_build_id(b->elf, &id);
+  if (id_size > 0) {
+    const auto* p = static_cast<const uint8_t*>(id);
+    b->build_id.assign(p, p + id_size);
+  }
+  return b;
+}
+
+void index_dwarf(Binary& b) {
+  if (b.dwarf != nullptr) return;
+  b.dwarf = dwarf_begin_elf(b.elf, DWARF_C_READ, nullptr);
+  if (b.dwarf == nullptr) return;
+  Dwarf_Off off = 0, next = 0;
+  size_t header_size = 0;
+  while (dwarf_nextcu(b.dwarf, off, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    if (dwarf_offdie(b.dwarf, off + header_size, &cu) != nullptr) {
+      Dwarf_Addr base, lo, hi;
+      ptrdiff_t it = 0;
+      while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0)
+        if (lo < hi) b.cu_ranges.push_back({lo, hi, off + header_size});
+    }
+    off = next;
+  }
+  std::sort(b.cu_ranges.begin(), b.cu_ranges.end(),
+            [](const auto& x, const auto& y) { return x.lo < y.lo; });
+}
+
+bool is_subroutine(int tag) {
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+// Appends, outermost first, the subprogram / inlined-subroutine DIEs under `parent` that
+// cover `pc`. Descends into namespaces, lexical blocks and the covering subroutines.
+bool collect_chain(Dwarf_Die* parent, uint64_t pc, std::vector<Dwarf_Die>& chain, int depth) {
+  if (depth > 256) return false;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (is_subroutine(tag) || tag == DW_TAG_lexical_block) {
+      if (dwarf_haspc(&child, pc) == 1) {
+        if (is_subroutine(tag)) chain.push_back(child);
+        collect_chain(&child, pc, chain, depth + 1);
+        return true;
+      }
+    } else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+      if (collect_chain(&child, pc, chain, depth + 1)) return true;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+const char* linkage_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  for (unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+    if (dwarf_attr_integrate(die, name, &attr) != nullptr) {
+      const char* s = dwarf_formstring(&attr);
+      if (s != nullptr) return s;
+    }
+  }
+  return nullptr;
+}
+
+uint64_t udata_attr(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attr;
+  Dwarf_Word v = 0;
+  if (dwarf_attr(die, name, &attr) != nullptr && dwarf_formudata(&attr, &v) == 0) return v;
+  return 0;
+}
+
+std::string_view basename_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+enum class Drop { none, no_debug_info, runtime };
+
+// Symbolizes a binary address. Returns the reason when dropped.
+Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
+  index_dwarf(b);
+  if (b.dwarf == nullptr) return Drop::no_debug_info;
+  auto it = std::upper_bound(b.cu_ranges.begin(), b.cu_ranges.end(), addr,
+                             [](uint64_t a, const Binary::CuRange& r) { return a < r.lo; });
+  // Ranges of different CUs do not overlap in practice; scan back a little to be safe.
+  const Binary::CuRange* found = nullptr;
+  for (int back = 0; it != b.cu_ranges.begin() && back < 4; ++back) {
+    --it;
+    if (addr >= it->lo && addr < it->hi) {
+      found = &*it;
+      break;
+    }
+  }
+  if (found == nullptr) return Drop::no_debug_info;
+  Dwarf_Die cu;
+  if (dwarf_offdie(b.dwarf, found->cu_offset, &cu) == nullptr) return Drop::no_debug_info;
+  std::vector<Dwarf_Die> chain;
+  collect_chain(&cu, addr, chain, 0);
+  if (chain.empty()) return Drop::no_debug_info;
+  const char* innermost = linkage_name(&chain.back());
+  if (innermost == nullptr || *innermost == '\0') return Drop::no_debug_info;
+  Dwarf_Line* line = dwarf_getsrc_die(&cu, addr);
+  int lineno = 0, column = 0;
+  const char* file = nullptr;
+  if (line != nullptr) {
+    dwarf_lineno(line, &lineno);
+    dwarf_linecol(line, &column);
+    file = dwarf_linesrc(line, nullptr, nullptr);
+  }
+  if (file == nullptr || *file == '\0') return Drop::no_debug_info;
+  static constexpr std::string_view kRuntimeFiles[] = {
+      "memprof_malloc_linux.cpp", "memprof_interceptors.cpp", "memprof_new_delete.cpp"};
+  const std::string_view base = basename_of(file);
+  for (std::string_view r : kRuntimeFiles)
+    if (base == r) return Drop::runtime;
+
+  // Innermost first: level i uses the line of the PC (i = 0) or the call site recorded on
+  // the next-inner inlined subroutine.
+  uint64_t cur_line = static_cast<uint64_t>(lineno);
+  uint64_t cur_col = static_cast<uint64_t>(column);
+  const size_t n = chain.size();
+  for (size_t k = n; k-- > 0;) {
+    Dwarf_Die* die = &chain[k];
+    const char* name = linkage_name(die);
+    std::string_view canonical = memprof::canonical_function_name(name != nullptr ? name : "");
+    int decl = 0;
+    dwarf_decl_line(die, &decl);
+    memprof::Frame f;
+    f.function = memprof::function_guid(canonical);
+    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(decl));
+    f.column = static_cast<uint32_t>(cur_col);
+    f.is_inline = k != 0;
+    out.frames.push_back(f);
+    out.names.emplace_back(canonical);
+    cur_line = udata_attr(die, DW_AT_call_line);
+    cur_col = udata_attr(die, DW_AT_call_column);
+  }
+  return Drop::none;
+}
+
+void collect_files(const std::string& path, std::vector<std::string>& files) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    files.push_back(path);
+    return;
+  }
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           path, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(it->path().string());
+  }
+}
+
+}  // namespace
+
+std::string build_id_hex(std::span<const uint8_t> id) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : id) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
+MemProfSymbolizer::~MemProfSymbolizer() = default;
+
+Expected<std::unique_ptr<MemProfSymbolizer>> MemProfSymbolizer::create(
+    const std::vector<std::string>& paths, std::span<const memprof::Segment> segments,
+    uint64_t raw_version, const MemProfSymbolizerOptions& options) {
+  elf_version(EV_CURRENT);
+  std::unique_ptr<MemProfSymbolizer> s(new MemProfSymbolizer());
+  s->llvm_compatible_ = options.llvm_compatible;
+  if (paths.empty()) {
+    std::string msg =
+        "Path to profiled binary is empty, expected binary with one of the following build ids:";
+    std::set<std::string> ids;
+    for (const auto& seg : segments)
+      if (!seg.build_id.empty()) ids.insert(build_id_hex(seg.build_id));
+    for (const auto& id : ids) msg += " BuildId: " + id;
+    return fail(msg);
+  }
+  std::vector<std::string> files;
+  std::set<std::string> explicit_files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(p, ec)) explicit_files.insert(p);
+    collect_files(p, files);
+  }
+  for (const auto& path : files) {
+    auto opened = open_binary(path);
+    if (!opened) {
+      if (explicit_files.count(path) != 0) return Unexpected{std::move(opened).error()};
+      continue;  // directory entries that are not x86 ELF files are skipped
+    }
+    std::unique_ptr<Binary> b = std::move(*opened);
+    if (b->exec_loads.empty()) {
+      if (explicit_files.count(path) != 0)
+        return fail("no executable load segment in the binary " + path);
+      continue;
+    }
+    if (raw_version < 3) {
+      // v1/v2 segments carry no build ids: match the mapping that contains the executable
+      // PT_LOAD's file offset (the first such mapping wins).
+      if (explicit_files.count(path) == 0) continue;
+      for (const auto& seg : segments) {
+        const auto& load = b->exec_loads.front();
+        const uint64_t page_off = load.offset & ~uint64_t{0xfff};
+        if (seg.offset == page_off) {
+          s->mappings_.push_back(
+              {seg.start, seg.end, load.vaddr - (load.offset - page_off), b.get()});
+          b->matched = true;
+          break;
+        }
+      }
+    } else {
+      if (b->build_id.empty()) {
+        if (explicit_files.count(path) != 0) return fail("No build id found in binary " + path);
+        continue;
+      }
+      std::vector<const memprof::Segment*> matches;
+      for (const auto& seg : segments)
+        if (!seg.build_id.empty() && seg.build_id == b->build_id) matches.push_back(&seg);
+      if (s->llvm_compatible_) {
+        if (matches.empty()) return fail("No matching executable segments found in binary " + path);
+        if (matches.size() > 1)
+          return fail("We expect only one executable segment in the profiled binary " + path);
+        if (b->exec_loads.size() != 1)
+          return fail("Expect only one executable load segment in the binary " + path);
+      }
+      for (const memprof::Segment* seg : matches) {
+        uint64_t vaddr = b->exec_loads.front().vaddr;
+        if (b->exec_loads.size() > 1) {
+          // Several executable PT_LOADs: pick the one at Start - load bias.
+          for (const auto& load : b->exec_loads)
+            if (load.vaddr == seg->start - seg->offset) vaddr = load.vaddr;
+        }
+        s->mappings_.push_back({seg->start, seg->end, vaddr, b.get()});
+        b->matched = true;
+      }
+      if (matches.empty() && explicit_files.count(path) != 0 && paths.size() == 1)
+        return fail("No matching executable segments found in binary " + path);
+    }
+    if (b->matched) s->binaries_.push_back(std::move(b));
+  }
+  if (s->mappings_.empty())
+    return fail("no profiled binary matches a segment of the raw profile (by build id)");
+  return s;
+}
+
+const memprof::SymbolizedPc* MemProfSymbolizer::symbolize(uint64_t pc) {
+  auto [it, inserted] = cache_.try_emplace(pc);
+  if (!inserted) return it->second.get();
+  ++stats_.pcs;
+  const Mapping* m = nullptr;
+  for (const Mapping& map : mappings_)
+    if (pc > map.start && pc <= map.end) m = &map;
+  uint64_t addr = pc;
+  Binary* b = nullptr;
+  if (m != nullptr) {
+    addr = pc - m->start + m->vaddr;
+    b = m->binary;
+  } else if (llvm_compatible_ && mappings_.size() == 1) {
+    b = mappings_.front().binary;  // llvm-profdata looks such PCs up unchanged
+  }
+  if (b == nullptr) {
+    ++stats_.outside_binaries;
+    return nullptr;
+  }
+  auto result = std::make_unique<memprof::SymbolizedPc>();
+  switch (lookup(*b, addr, *result)) {
+    case Drop::none:
+      ++stats_.symbolized;
+      it->second = std::move(result);
+      return it->second.get();
+    case Drop::no_debug_info:
+      if (m == nullptr)
+        ++stats_.outside_binaries;
+      else
+        ++stats_.no_debug_info;
+      return nullptr;
+    case Drop::runtime:
+      ++stats_.runtime_frames;
+      return nullptr;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> MemProfSymbolizer::matched_binaries() const {
+  std::vector<std::string> out;
+  for (const auto& b : binaries_) out.push_back(b->path);
+  return out;
+}
+
+}  // namespace profkit::symbolize
