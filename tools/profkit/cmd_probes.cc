@@ -1,0 +1,400 @@
+// `profkit probes`: show the pseudo probes of a CSSPGO binary: descriptors and, per address,
+// probes with their inline contexts; or (--disassemble) llvm-profgen's
+// `--show-pseudo-probe --show-disassembly-only` listing.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "format/bytes/hash.h"
+#include "format/elf/elf_file.h"
+#include "format/probe/elf_probes.h"
+#include "io/mapped_file.h"
+#include "symbolize/disassembler.h"
+#include "tools/profkit/command.h"
+
+namespace profkit::cli {
+
+namespace {
+
+struct ProbesOptions {
+  std::string binary;
+  bool disassemble = false;
+  std::vector<std::string> functions;  // symbol names (canonical with canonical_names)
+  bool canonical_names = false;
+  bool json = false;
+  bool emulate_llvm22 = false;  // decode mixed binaries exactly as llvm-profgen 22 does
+};
+
+// Buffered stdout: one fwrite per megabyte instead of one per line.
+class Out {
+ public:
+  ~Out() { flush(); }
+  std::string& buf() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() >= (1u << 20)) flush();
+  }
+  void flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  std::string buf_;
+};
+
+void append_u64(std::string& out, uint64_t v) {
+  char tmp[24];
+  int n = std::snprintf(tmp, sizeof tmp, "%llu", static_cast<unsigned long long>(v));
+  out.append(tmp, static_cast<size_t>(n));
+}
+
+void append_address_column(std::string& out, uint64_t address) {
+  char tmp[24];
+  int n = std::snprintf(tmp, sizeof tmp, "%8llx:", static_cast<unsigned long long>(address));
+  out.append(tmp, static_cast<size_t>(n));
+}
+
+std::string function_name(const probe::ProbeMap& map, uint64_t guid) {
+  std::string_view n = map.name(guid);
+  if (!n.empty()) return std::string(n);
+  // No descriptor (llvm-profgen would crash): show the GUID instead.
+  std::string s = "<guid ";
+  append_u64(s, guid);
+  s += '>';
+  return s;
+}
+
+// One `[Probe]` line exactly as llvm-profgen 22 prints it (spec 7.4).
+void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe::Probe& p) {
+  out += " [Probe]:\tFUNC: ";
+  out += function_name(map, map.nodes()[p.node].guid);
+  out += " Index: ";
+  append_u64(out, p.index);
+  out += "  ";
+  if (p.discriminator != 0) {
+    out += "Discriminator: ";
+    append_u64(out, p.discriminator);
+    out += "  ";
+  }
+  out += "Type: ";
+  out += probe::probe_type_name(p.type);
+  out += "  ";
+  auto frames = map.inline_context(p);
+  if (!frames.empty()) {
+    out += "Inlined: ";
+    for (const auto& f : frames) {
+      out += "@ ";
+      out += function_name(map, f.guid);
+      out += ':';
+      append_u64(out, f.site);
+      out += ' ';
+    }
+    out.pop_back();
+  }
+  out += '\n';
+}
+
+void append_descriptor_block(std::string& out, const probe::ProbeMap& map, bool unique) {
+  out += "Pseudo Probe Desc:\n";
+  const auto& descs = map.descriptors();
+  for (size_t i = 0; i < descs.size(); ++i) {
+    // llvm-profgen 14 keeps the first descriptor of a GUID; 22 prints every copy.
+    if (unique && i > 0 && descs[i].guid == descs[i - 1].guid) continue;
+    out += "GUID: ";
+    append_u64(out, descs[i].guid);
+    out += " Name: ";
+    out += descs[i].name;
+    out += "\nHash: ";
+    append_u64(out, descs[i].hash);
+    out += '\n';
+  }
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (ch < 0x20 || ch >= 0x7f) {
+          char tmp[8];
+          std::snprintf(tmp, sizeof tmp, "\\u%04x", ch);
+          out += tmp;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  out += '"';
+}
+
+struct TextSymbol {
+  uint64_t address;
+  std::string_view name;
+};
+
+struct Loaded {
+  MappedFile file;
+  elf::ElfFile elf;
+  std::vector<elf::Symbol> symbols;
+  probe::ElfProbes probes;
+};
+
+// Symbol names selected by --functions, compared as printed (canonical with the flag).
+bool selected(const ProbesOptions& o, const std::unordered_set<std::string_view>& wanted,
+              std::string_view symbol) {
+  if (o.functions.empty()) return true;
+  return wanted.count(o.canonical_names ? probe::canonical_name(symbol) : symbol) != 0;
+}
+
+int run_disassemble(const ProbesOptions& o, const Loaded& in,
+                    const std::unordered_set<std::string_view>& wanted) {
+  const auto& map = in.probes.map;
+  Out out;
+  std::string& s = out.buf();
+  if (in.probes.has_descriptor_section && in.probes.has_probe_section)
+    append_descriptor_block(s, map, map.has_absolute_records());
+  s += "\nDisassembly of ";
+  s += o.binary;
+  s += ":\n";
+  auto disassembler = symbolize::Disassembler::create_x86_64();
+  if (!disassembler) {
+    report_error(o.binary, disassembler.error());
+    return 1;
+  }
+  for (const auto& section : in.elf.sections()) {
+    if (!section.is_executable() || section.size == 0) continue;
+    char header[96];
+    std::snprintf(header, sizeof header, " [0x%llx, 0x%llx]:\n\n",
+                  static_cast<unsigned long long>(section.address),
+                  static_cast<unsigned long long>(section.address + section.size));
+    s += "\nDisassembly of section ";
+    s += section.name;
+    s += header;
+    if (section.name == ".plt") continue;
+    auto data = in.elf.section_data(section);
+    if (!data) {
+      out.flush();
+      report_error(o.binary, data.error());
+      return 1;
+    }
+    std::vector<TextSymbol> syms;
+    for (const auto& sym : in.symbols)
+      if (sym.is_defined_in_section() && sym.section_index == section.index &&
+          sym.type != elf::kSttSection)
+        syms.push_back(TextSymbol{sym.value, sym.name});
+    std::stable_sort(syms.begin(), syms.end(), [](const TextSymbol& a, const TextSymbol& b) {
+      return a.address != b.address ? a.address < b.address : a.name < b.name;
+    });
+    const uint64_t section_end = section.address + section.size;
+    for (size_t i = 0; i < syms.size(); ++i) {
+      const std::string_view shown =
+          o.canonical_names ? probe::canonical_name(syms[i].name) : syms[i].name;
+      if (!selected(o, wanted, syms[i].name)) continue;
+      const uint64_t start = syms[i].address;
+      const uint64_t end =
+          std::min(i + 1 < syms.size() ? syms[i + 1].address : section_end, section_end);
+      s += '<';
+      s += shown;
+      s += ">:\n";
+      for (uint64_t address = start; address < end && address >= section.address;) {
+        for (uint32_t p : map.find(address)) append_probe_line(s, map, map.probes()[p]);
+        append_address_column(s, address);
+        const uint64_t off = address - section.address;
+        size_t size = disassembler->decode(data->subspan(off, end - address), address, s);
+        if (size == 0) {
+          s += "\t<unknown>";
+          size = 1;
+        }
+        s += '\n';
+        address += size;
+        out.maybe_flush();
+      }
+      s += '\n';
+    }
+  }
+  return 0;
+}
+
+// Symbol ranges selected by --functions (for the views without disassembly).
+std::vector<probe::SymbolRange> selected_ranges(const ProbesOptions& o, const Loaded& in,
+                                                const std::unordered_set<std::string_view>& wanted) {
+  std::vector<probe::SymbolRange> ranges;
+  for (const auto& sym : in.symbols)
+    if (!sym.name.empty() && sym.is_defined_in_section() && selected(o, wanted, sym.name))
+      ranges.push_back(probe::SymbolRange{sym.value, sym.value + std::max<uint64_t>(sym.size, 1)});
+  return ranges;
+}
+
+// Probe positions to show, in (address, decode) order.
+std::vector<uint32_t> shown_probes(const ProbesOptions& o, const Loaded& in,
+                                   const std::unordered_set<std::string_view>& wanted) {
+  const auto& map = in.probes.map;
+  if (o.functions.empty()) return map.by_address();
+  std::vector<uint32_t> out;
+  auto ranges = selected_ranges(o, in, wanted);
+  std::sort(ranges.begin(), ranges.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
+  uint64_t covered = 0;  // skip overlapping ranges (aliases)
+  for (const auto& r : ranges) {
+    const uint64_t from = std::max(r.start, covered);
+    if (from >= r.end) continue;
+    for (uint32_t p : map.find(from, r.end)) out.push_back(p);
+    covered = r.end;
+  }
+  return out;
+}
+
+int run_text(const ProbesOptions& o, const Loaded& in,
+             const std::unordered_set<std::string_view>& wanted) {
+  const auto& map = in.probes.map;
+  Out out;
+  std::string& s = out.buf();
+  append_descriptor_block(s, map, false);
+  s += "\nProbes:\n";
+  uint64_t previous = ~uint64_t{0};
+  bool first = true;
+  for (uint32_t pos : shown_probes(o, in, wanted)) {
+    const auto& p = map.probes()[pos];
+    if (first || p.address != previous) append_address_column(s, p.address), s += '\n';
+    first = false;
+    previous = p.address;
+    append_probe_line(s, map, p);
+    out.maybe_flush();
+  }
+  return 0;
+}
+
+int run_json(const ProbesOptions& o, const Loaded& in,
+             const std::unordered_set<std::string_view>& wanted) {
+  const auto& map = in.probes.map;
+  Out out;
+  std::string& s = out.buf();
+  s += "{\"binary\":";
+  append_json_string(s, o.binary);
+  s += ",\"descriptors\":[";
+  bool first = true;
+  for (const auto& d : map.descriptors()) {
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{\"guid\":";
+    append_u64(s, d.guid);
+    s += ",\"hash\":";
+    append_u64(s, d.hash);
+    s += ",\"name\":";
+    append_json_string(s, d.name);
+    s += '}';
+  }
+  s += "],\"probes\":[";
+  first = true;
+  for (uint32_t pos : shown_probes(o, in, wanted)) {
+    const auto& p = map.probes()[pos];
+    const uint64_t guid = map.nodes()[p.node].guid;
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{\"address\":";
+    append_u64(s, p.address);
+    s += ",\"guid\":";
+    append_u64(s, guid);
+    s += ",\"function\":";
+    append_json_string(s, function_name(map, guid));
+    s += ",\"index\":";
+    append_u64(s, p.index);
+    s += ",\"type\":\"";
+    s += probe::probe_type_name(p.type);
+    s += "\",\"discriminator\":";
+    append_u64(s, p.discriminator);
+    s += ",\"inline_context\":[";
+    bool first_frame = true;
+    for (const auto& f : map.inline_context(p)) {
+      if (!first_frame) s += ',';
+      first_frame = false;
+      s += "{\"function\":";
+      append_json_string(s, function_name(map, f.guid));
+      s += ",\"guid\":";
+      append_u64(s, f.guid);
+      s += ",\"site\":";
+      append_u64(s, f.site);
+      s += '}';
+    }
+    s += "]}";
+    out.maybe_flush();
+  }
+  s += "\n]}\n";
+  return 0;
+}
+
+int run_probes(const ProbesOptions& o) {
+  auto file = MappedFile::open(o.binary);
+  if (!file) {
+    report_error(o.binary, file.error());
+    return 1;
+  }
+  Loaded in{std::move(*file), {}, {}, {}};
+  // `in.file` owns the bytes everything below points into.
+  auto elf = elf::ElfFile::parse(in.file.bytes());
+  if (!elf) {
+    report_error(o.binary, elf.error());
+    return 1;
+  }
+  in.elf = std::move(*elf);
+  auto symbols = in.elf.static_symbols();
+  if (!symbols) {
+    report_error(o.binary, symbols.error());
+    return 1;
+  }
+  in.symbols = std::move(*symbols);
+  probe::ElfDecodeOptions decode_options;
+  decode_options.llvm22_global_chain = o.emulate_llvm22;
+  auto probes = probe::decode_elf_probes(in.elf, in.symbols, decode_options);
+  if (!probes) {
+    report_error(o.binary, probes.error());
+    return 1;
+  }
+  in.probes = std::move(*probes);
+  if (!o.disassemble && !(in.probes.has_descriptor_section && in.probes.has_probe_section)) {
+    report_error(o.binary, Error{ErrorCode::malformed, kNoOffset,
+                                 "expected .pseudo_probe_desc and .pseudo_probe sections (build "
+                                 "with -fpseudo-probe-for-profiling)"});
+    return 1;
+  }
+  if (in.probes.map.unplaced_records() > 0)
+    report_warning(o.binary, std::to_string(in.probes.map.unplaced_records()) +
+                                 " probe records name a function symbol that is not in "
+                                 ".symtab; their probes are not shown");
+  std::unordered_set<std::string_view> wanted(o.functions.begin(), o.functions.end());
+  if (o.json) return run_json(o, in, wanted);
+  if (o.disassemble) return run_disassemble(o, in, wanted);
+  return run_text(o, in, wanted);
+}
+
+void add_probes_command(CLI::App& app, int& exit_status) {
+  auto options = std::make_shared<ProbesOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "probes", "Show the pseudo probes (CSSPGO) of an ELF binary, optionally with disassembly");
+  cmd->add_option("binary", options->binary, "ELF executable, shared library or object")
+      ->required();
+  cmd->add_flag("--disassemble", options->disassemble,
+                "Print llvm-profgen's --show-pseudo-probe --show-disassembly-only listing");
+  cmd->add_option("--functions", options->functions,
+                  "Only these functions (ELF symbol names, comma-separated)")
+      ->delimiter(',');
+  cmd->add_flag("--canonical-names", options->canonical_names,
+                "Show and match symbol names without .llvm./.part. suffixes");
+  cmd->add_flag("--json", options->json, "Print descriptors and probes as JSON");
+  cmd->add_flag("--emulate-llvm22-mixed", options->emulate_llvm22,
+                "Decode binaries mixing LLVM 14 and 22 objects as llvm-profgen 22 does "
+                "(misplacing probes)");
+  cmd->callback([options, &exit_status] { exit_status = run_probes(*options); });
+}
+
+}  // namespace
+
+static CommandRegistration reg(50, &add_probes_command);
+
+}  // namespace profkit::cli
