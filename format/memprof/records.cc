@@ -107,6 +107,18 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
       if (!f.is_inline) break;
     }
   }
+  // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
+  // reports as NumStackOffsets.
+  for (const RawStack& st : raw.stacks) {
+    if (kept_stacks.count(st.stack_id) != 0) continue;
+    for (uint64_t pc : st.pcs) {
+      const SymbolizedPc* sp = symbolize(pc);
+      if (sp != nullptr && !sp->frames.empty()) {
+        kept_stacks.insert(st.stack_id);
+        break;
+      }
+    }
+  }
   local.stacks_kept = kept_stacks.size();
   if (stats != nullptr) *stats = local;
   if (data.records.empty())

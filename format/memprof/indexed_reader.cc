@@ -1,0 +1,322 @@
+// Indexed MemProf section reader: hash tables walked bucket by bucket, radix call stacks
+// decoded with bounded jumps, all counts bounded by the bytes that remain.
+#include "format/memprof/indexed_reader.h"
+
+#include <unordered_map>
+
+namespace profkit::memprof {
+namespace {
+
+constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
+constexpr uint64_t kFlagMemProf = uint64_t{1} << 62;
+constexpr uint64_t kNumTags = 28;
+
+constexpr size_t kFieldSize[] = {
+    0,
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
+#include "format/memprof/mib_fields.def"
+};
+
+Unexpected malformed(uint64_t offset, std::string message) {
+  return make_error(ErrorCode::malformed, offset, std::move(message));
+}
+
+// A cursor positioned at absolute offset `at` of the file.
+Expected<Cursor> at(Bytes file, uint64_t offset, std::string_view what) {
+  if (offset > file.size())
+    return malformed(offset, std::string(what) + " offset " + std::to_string(offset) +
+                                 " is past the end of the file (" +
+                                 std::to_string(file.size()) + " bytes)");
+  return Cursor(file.subspan(offset), offset);
+}
+
+Expected<Frame> read_frame(Cursor& c) {
+  Frame f;
+  PROFKIT_TRY_ASSIGN(f.function, c.read_le<uint64_t>("frame function GUID"));
+  PROFKIT_TRY_ASSIGN(f.line_offset, c.read_le<uint32_t>("frame line offset"));
+  PROFKIT_TRY_ASSIGN(f.column, c.read_le<uint32_t>("frame column"));
+  const uint64_t flag_at = c.offset();
+  PROFKIT_TRY_ASSIGN(uint8_t inl, c.read_le<uint8_t>("frame inline flag"));
+  if (inl > 1) return malformed(flag_at, "expected an inline flag of 0 or 1");
+  f.is_inline = inl != 0;
+  return f;
+}
+
+Expected<MemInfoBlock> read_mib(Cursor& c, const std::vector<uint64_t>& schema) {
+  MemInfoBlock m;
+  for (uint64_t tag : schema) {
+    switch (tag) {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                  \
+  case Tag: {                                                      \
+    PROFKIT_TRY_ASSIGN(m.Name, c.read_le<Type>("MIB field " #Name)); \
+    break;                                                         \
+  }
+#include "format/memprof/mib_fields.def"
+      default:
+        return c.fail(ErrorCode::malformed, "schema tag 0 cannot be decoded");
+    }
+  }
+  return m;
+}
+
+uint64_t mib_size(const std::vector<uint64_t>& schema) {
+  uint64_t n = 0;
+  for (uint64_t t : schema) n += kFieldSize[t];
+  return n;
+}
+
+// Calls fn(item_cursor_over_key_and_data, hash, key_len, data_len) for every item of the
+// on-disk hash table whose table part is at `table_offset`, in bucket order.
+template <class Fn>
+Expected<void> walk_table(Bytes file, uint64_t table_offset, bool has_key_len, Fn&& fn) {
+  PROFKIT_TRY_ASSIGN(Cursor t, at(file, table_offset, "hash table"));
+  PROFKIT_TRY_ASSIGN(uint64_t buckets, t.read_le<uint64_t>("bucket count"));
+  PROFKIT_TRY_ASSIGN(uint64_t entries, t.read_le<uint64_t>("entry count"));
+  if (buckets > t.remaining() / 8)
+    return t.fail(ErrorCode::truncated, "bucket count " + std::to_string(buckets) +
+                                            " needs more bytes than the file has");
+  uint64_t seen = 0;
+  for (uint64_t b = 0; b < buckets; ++b) {
+    PROFKIT_TRY_ASSIGN(uint64_t off, t.read_le<uint64_t>("bucket offset"));
+    if (off == 0) continue;
+    PROFKIT_TRY_ASSIGN(Cursor c, at(file, off, "bucket"));
+    PROFKIT_TRY_ASSIGN(uint16_t n, c.read_le<uint16_t>("bucket item count"));
+    for (uint16_t i = 0; i < n; ++i) {
+      PROFKIT_TRY_ASSIGN(uint64_t hash, c.read_le<uint64_t>("item hash"));
+      uint64_t key_len = 8;
+      if (has_key_len) {
+        PROFKIT_TRY_ASSIGN(key_len, c.read_le<uint64_t>("item key length"));
+      }
+      PROFKIT_TRY_ASSIGN(uint64_t data_len, c.read_le<uint64_t>("item data length"));
+      if (key_len != 8) return c.fail(ErrorCode::malformed, "expected a key length of 8");
+      uint64_t total;
+      if (add_overflows(key_len, data_len, &total) || total > c.remaining())
+        return c.fail(ErrorCode::truncated, "item of " + std::to_string(data_len) +
+                                                " data bytes runs past the end of the file");
+      PROFKIT_TRY_ASSIGN(Cursor item, c.take(total, "item"));
+      PROFKIT_TRY(fn(item, hash, data_len));
+      if (++seen > entries)
+        return item.fail(ErrorCode::malformed, "hash table holds more items than its entry count " +
+                                                   std::to_string(entries));
+    }
+  }
+  if (seen != entries)
+    return make_error(ErrorCode::malformed, table_offset + 8,
+                      "hash table entry count " + std::to_string(entries) + " but " +
+                          std::to_string(seen) + " items found");
+  return {};
+}
+
+struct Radix {
+  std::vector<Frame> frames;   // linear frame ids
+  Bytes array;                 // u32 elements
+  uint64_t array_offset = 0;
+};
+
+Expected<CallStack> radix_stack(const Radix& r, uint32_t linear_id, uint64_t where) {
+  const uint64_t n_elems = r.array.size() / 4;
+  auto elem = [&](uint64_t i) { return load_le<uint32_t>(r.array.data() + 4 * i); };
+  if (linear_id >= n_elems)
+    return malformed(where, "call stack id " + std::to_string(linear_id) +
+                                " is outside the radix array");
+  const uint64_t len = elem(linear_id);
+  if (len > n_elems) return malformed(where, "radix call stack length exceeds the array");
+  CallStack cs;
+  cs.reserve(len);
+  uint64_t p = linear_id + 1;
+  for (uint64_t i = 0; i < len; ++i) {
+    if (p >= n_elems) return malformed(where, "radix call stack runs past the array");
+    int32_t v = static_cast<int32_t>(elem(p));
+    if (v < 0) {
+      p += static_cast<uint64_t>(-static_cast<int64_t>(v));
+      if (p >= n_elems) return malformed(where, "radix jump runs past the array");
+      v = static_cast<int32_t>(elem(p));
+      if (v < 0) return malformed(where, "radix jump lands on another jump");
+    }
+    if (static_cast<uint64_t>(v) >= r.frames.size())
+      return malformed(where, "radix frame id " + std::to_string(v) + " outside the frame array");
+    cs.push_back(r.frames[static_cast<size_t>(v)]);
+    ++p;
+  }
+  return cs;
+}
+
+}  // namespace
+
+Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offset) {
+  IndexedMemProf out;
+  PROFKIT_TRY_ASSIGN(Cursor c, at(file, section_offset, "MemProf section"));
+  PROFKIT_TRY_ASSIGN(out.version, c.read_le<uint64_t>("MemProf version"));
+  if (out.version < 2 || out.version > 4)
+    return make_error(ErrorCode::unsupported_version, section_offset,
+                      "MemProf version " + std::to_string(out.version) +
+                          " not supported; requires version between 2 and 4, inclusive");
+  uint64_t record_table = 0, frame_table = 0, stack_table = 0, stack_payload = 0,
+           record_payload = 0, data_access = 0;
+  if (out.version == 2) {
+    PROFKIT_TRY_ASSIGN(record_table, c.read_le<uint64_t>("record table offset"));
+    PROFKIT_TRY(c.skip(8, "frame payload offset"));
+    PROFKIT_TRY_ASSIGN(frame_table, c.read_le<uint64_t>("frame table offset"));
+    PROFKIT_TRY(c.skip(8, "call stack payload offset"));
+    PROFKIT_TRY_ASSIGN(stack_table, c.read_le<uint64_t>("call stack table offset"));
+  } else {
+    PROFKIT_TRY_ASSIGN(stack_payload, c.read_le<uint64_t>("call stack payload offset"));
+    PROFKIT_TRY_ASSIGN(record_payload, c.read_le<uint64_t>("record payload offset"));
+    PROFKIT_TRY_ASSIGN(record_table, c.read_le<uint64_t>("record table offset"));
+    if (out.version == 4) {
+      PROFKIT_TRY_ASSIGN(data_access, c.read_le<uint64_t>("data access profile offset"));
+      PROFKIT_TRY_ASSIGN(uint32_t n_fields, c.read_le<uint32_t>("summary field count"));
+      if (n_fields < 6) return c.fail(ErrorCode::malformed, "expected at least 6 summary fields");
+      if (n_fields > c.remaining() / 8)
+        return c.fail(ErrorCode::truncated, "summary fields run past the end of the file");
+      uint64_t v[6];
+      for (uint64_t& x : v) {
+        PROFKIT_TRY_ASSIGN(x, c.read_le<uint64_t>("summary field"));
+      }
+      PROFKIT_TRY(c.skip(8 * (n_fields - 6), "extra summary fields"));
+      out.summary = MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]};
+      out.has_data_access_profile = data_access != 0;
+    }
+  }
+  PROFKIT_TRY_ASSIGN(uint64_t n_schema, c.read_le<uint64_t>("schema size"));
+  if (n_schema > kNumTags) return c.fail(ErrorCode::malformed, "memprof schema invalid");
+  for (uint64_t i = 0; i < n_schema; ++i) {
+    PROFKIT_TRY_ASSIGN(uint64_t tag, c.read_le<uint64_t>("schema tag"));
+    if (tag == 0 || tag >= kNumTags)
+      return c.fail(ErrorCode::malformed, "memprof schema invalid: tag " + std::to_string(tag));
+    out.schema.push_back(tag);
+  }
+  const uint64_t mib_bytes = mib_size(out.schema);
+
+  // Call stack resolution, per version.
+  std::unordered_map<uint64_t, Frame> v2_frames;
+  std::unordered_map<uint64_t, CallStack> v2_stacks;
+  Radix radix;
+  if (out.version == 2) {
+    PROFKIT_TRY(walk_table(file, frame_table, true,
+                           [&](Cursor& item, uint64_t, uint64_t data_len) -> Expected<void> {
+                             PROFKIT_TRY_ASSIGN(uint64_t id, item.read_le<uint64_t>("frame id"));
+                             if (data_len != 17)
+                               return item.fail(ErrorCode::malformed, "expected a 17-byte frame");
+                             PROFKIT_TRY_ASSIGN(Frame f, read_frame(item));
+                             v2_frames.emplace(id, f);
+                             return {};
+                           }));
+    PROFKIT_TRY(walk_table(
+        file, stack_table, false, [&](Cursor& item, uint64_t, uint64_t data_len) -> Expected<void> {
+          PROFKIT_TRY_ASSIGN(uint64_t id, item.read_le<uint64_t>("call stack id"));
+          if (data_len % 8 != 0)
+            return item.fail(ErrorCode::malformed, "call stack size is not a multiple of 8");
+          CallStack cs;
+          for (uint64_t i = 0; i < data_len / 8; ++i) {
+            const uint64_t where = item.offset();
+            PROFKIT_TRY_ASSIGN(uint64_t fid, item.read_le<uint64_t>("frame id"));
+            auto it = v2_frames.find(fid);
+            if (it == v2_frames.end()) return malformed(where, "frame id not in the frame table");
+            cs.push_back(it->second);
+          }
+          v2_stacks.emplace(id, std::move(cs));
+          return {};
+        }));
+  } else {
+    const uint64_t frames_start = c.offset();
+    if (stack_payload < frames_start || record_payload < stack_payload ||
+        record_payload > file.size() || (stack_payload - frames_start) % 17 != 0 ||
+        (record_payload - stack_payload) % 4 != 0)
+      return malformed(section_offset + 8,
+                       "frame / call stack payload offsets are inconsistent with the section");
+    Cursor fc(file.subspan(frames_start, stack_payload - frames_start), frames_start);
+    while (!fc.at_end()) {
+      PROFKIT_TRY_ASSIGN(Frame f, read_frame(fc));
+      radix.frames.push_back(f);
+    }
+    radix.array = file.subspan(stack_payload, record_payload - stack_payload);
+    radix.array_offset = stack_payload;
+  }
+
+  std::unordered_map<uint32_t, CallStack> radix_cache;
+  auto stack_of = [&](uint64_t id, uint64_t where) -> Expected<CallStack> {
+    if (out.version == 2) {
+      auto it = v2_stacks.find(id);
+      if (it == v2_stacks.end())
+        return malformed(where, "call stack id not in the call stack table");
+      return it->second;
+    }
+    auto it = radix_cache.find(static_cast<uint32_t>(id));
+    if (it != radix_cache.end()) return it->second;
+    PROFKIT_TRY_ASSIGN(CallStack cs, radix_stack(radix, static_cast<uint32_t>(id), where));
+    radix_cache.emplace(static_cast<uint32_t>(id), cs);
+    return cs;
+  };
+  const uint64_t id_size = out.version == 2 ? 8 : 4;
+
+  PROFKIT_TRY(walk_table(
+      file, record_table, true, [&](Cursor& item, uint64_t, uint64_t) -> Expected<void> {
+        Record r;
+        PROFKIT_TRY_ASSIGN(r.guid, item.read_le<uint64_t>("record GUID"));
+        PROFKIT_TRY_ASSIGN(uint64_t n_alloc, item.read_le<uint64_t>("allocation site count"));
+        if (n_alloc > item.remaining() / (id_size + mib_bytes))
+          return item.fail(ErrorCode::truncated, "allocation site count " +
+                                                     std::to_string(n_alloc) +
+                                                     " exceeds the record size");
+        for (uint64_t i = 0; i < n_alloc; ++i) {
+          const uint64_t where = item.offset();
+          uint64_t id;
+          if (id_size == 8) {
+            PROFKIT_TRY_ASSIGN(id, item.read_le<uint64_t>("call stack id"));
+          } else {
+            PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
+          }
+          AllocSite a;
+          PROFKIT_TRY_ASSIGN(a.call_stack, stack_of(id, where));
+          PROFKIT_TRY_ASSIGN(a.mib, read_mib(item, out.schema));
+          r.alloc_sites.push_back(std::move(a));
+        }
+        PROFKIT_TRY_ASSIGN(uint64_t n_calls, item.read_le<uint64_t>("call site count"));
+        if (n_calls > item.remaining() / id_size)
+          return item.fail(ErrorCode::truncated,
+                           "call site count " + std::to_string(n_calls) + " exceeds the record size");
+        for (uint64_t i = 0; i < n_calls; ++i) {
+          const uint64_t where = item.offset();
+          uint64_t id;
+          if (id_size == 8) {
+            PROFKIT_TRY_ASSIGN(id, item.read_le<uint64_t>("call stack id"));
+          } else {
+            PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
+          }
+          CallSite cs;
+          PROFKIT_TRY_ASSIGN(cs.frames, stack_of(id, where));
+          if (out.version == 4) {
+            PROFKIT_TRY_ASSIGN(uint64_t n_guids, item.read_le<uint64_t>("callee GUID count"));
+            if (n_guids > item.remaining() / 8)
+              return item.fail(ErrorCode::truncated, "callee GUID count exceeds the record size");
+            for (uint64_t g = 0; g < n_guids; ++g) {
+              PROFKIT_TRY_ASSIGN(uint64_t guid, item.read_le<uint64_t>("callee GUID"));
+              cs.callee_guids.push_back(guid);
+            }
+          }
+          r.call_sites.push_back(std::move(cs));
+        }
+        if (!item.at_end())
+          return item.fail(ErrorCode::malformed, "record data longer than its contents");
+        out.data.records.push_back(std::move(r));
+        return {};
+      }));
+  return out;
+}
+
+Expected<IndexedMemProf> read_indexed_memprof(Bytes file) {
+  Cursor c(file);
+  PROFKIT_TRY_ASSIGN(uint64_t magic, c.read_le<uint64_t>("indexed profile magic"));
+  if (magic != kIndexedMagic)
+    return make_error(ErrorCode::bad_magic, 0, "expected the indexed profile magic");
+  PROFKIT_TRY_ASSIGN(uint64_t version, c.read_le<uint64_t>("indexed profile version"));
+  if ((version & 0xffffffff) < 8 || (version & kFlagMemProf) == 0)
+    return make_error(ErrorCode::invalid_argument, 8,
+                      "the indexed profile has no MemProf section (version < 8 or no MemProf flag)");
+  PROFKIT_TRY(c.skip(24, "indexed header"));
+  PROFKIT_TRY_ASSIGN(uint64_t memprof_offset, c.read_le<uint64_t>("MemProf offset"));
+  return read_memprof_section(file, memprof_offset);
+}
+
+}  // namespace profkit::memprof
