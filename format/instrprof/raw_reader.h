@@ -1,0 +1,99 @@
+// Reader for raw IR-PGO profiles (.profraw): raw v8 (LLVM 14) and v10 (LLVM 22), 64- and
+// 32-bit, either byte order, several images per file. See irpgo-format.md section 1.
+//
+// Two entry points: read_raw_profile() builds a Profile (simple, for printers and tests);
+// RawReader::read() streams each function to a RawSink without building per-record
+// strings, which is what the merge fast path uses.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/bytes/cursor.h"
+#include "format/bytes/expected.h"
+#include "format/instrprof/flat_map.h"
+#include "format/instrprof/profile.h"
+
+namespace profkit::instrprof {
+
+inline constexpr uint64_t kRawMagic64 = 0xFF6C70726F667281ull;
+inline constexpr uint64_t kRawMagic32 = 0xFF6C70726F665281ull;
+
+// True when `data` starts with a raw magic in either byte order.
+bool has_raw_magic(Bytes data);
+
+// One function of a raw image, as views valid only during RawSink::on_function.
+struct RawFunction {
+  uint64_t name_ref = 0;        // NameRef from the data record
+  std::string_view name;        // its PGO name; empty when not in the image's name table
+  bool name_known = false;
+  uint64_t hash = 0;            // FuncHash
+  std::span<const uint64_t> counts;  // converted: byte coverage -> 0/1, timestamp removed
+  std::span<const uint8_t> bitmap;
+  // Number of value sites per kind, and the (value,count) pair count of each site.
+  std::array<std::span<const uint8_t>, kNumValueKinds> site_sizes;
+  // All pairs, kind 0 sites first, then kind 1, kind 2; values already remapped to NameRefs.
+  std::span<const ValueData> values;
+};
+
+class RawSink {
+ public:
+  virtual ~RawSink() = default;
+  virtual Expected<void> on_function(const RawFunction& function) = 0;
+  // Called once per image before its functions: the image's name-table names and a
+  // fingerprint of the names section (equal sections give equal fingerprints).
+  virtual void on_name_table(uint64_t /*fingerprint*/,
+                             std::span<const std::string_view> /*names*/) {}
+};
+
+// What a raw file says besides its functions.
+struct RawFileInfo {
+  uint64_t version = 0;       // 8 or 10
+  uint64_t version_word = 0;  // first image's
+  uint64_t flags = 0;         // OR over images
+  std::vector<std::vector<uint8_t>> binary_ids;  // storage order, all images
+  std::vector<TemporalTrace> traces;             // at most one (LLVM 22 builds one per file)
+  std::vector<std::string> vtable_names;
+};
+
+// Reusable decoder: keeps buffers and the last decoded name table between files, so that
+// merging many raw files of one program decodes and hashes the names only once.
+class RawReader {
+ public:
+  // Decodes every image of `data`, calling sink.on_function for each data record in order.
+  // When collect_names is set, names_out receives the name-table names of every image.
+  Expected<RawFileInfo> read(Bytes data, RawSink& sink,
+                             std::vector<std::string>* names_out = nullptr);
+
+ private:
+  struct NameTable {
+    std::string section;             // raw bytes of the names section (cache key)
+    std::string storage;             // decoded names, back to back
+    std::vector<std::pair<uint32_t, uint32_t>> spans;  // offset, size in storage
+    FlatMap64 by_ref;                // NameRef -> index in spans
+    std::vector<std::string_view> views;  // into storage
+    uint64_t fingerprint = 0;
+  };
+  Expected<void> decode_names(Bytes section, uint64_t offset, NameTable& table);
+  Expected<uint64_t> read_image(Cursor& file, uint64_t magic_swapped, RawSink& sink,
+                                RawFileInfo& info, std::vector<std::string>* names_out,
+                                bool first);
+
+  NameTable names_;
+  std::vector<uint64_t> counts_;
+  std::vector<uint8_t> bitmap_;
+  std::vector<uint8_t> sites_;
+  std::vector<ValueData> values_;
+  std::vector<std::pair<uint64_t, uint64_t>> timestamps_;  // (timestamp, NameRef)
+  FlatMap64 address_to_ref_;
+};
+
+// Decodes a whole raw profile into a Profile (records in storage order). extra_names holds
+// the name-table names no record is named by (value-profile targets).
+Expected<Profile> read_raw_profile(Bytes data);
+
+}  // namespace profkit::instrprof
