@@ -1,0 +1,131 @@
+// Merging IR-PGO profiles the way `llvm-profdata merge` does (irpgo-format.md 3.7):
+// records keyed by (name, FuncHash), weights, saturating adds, value-site merging,
+// flags ORed, binary ids collected, temporal traces sampled.
+//
+// The result lists records in first-seen order (inputs in the order they were added,
+// records in each input's order): the indexed writer derives LLVM 14's key order and the
+// per-key hash order from it. Adding the same inputs in the same order always gives the
+// same result, whatever threads were used to decode them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "format/bytes/cursor.h"
+#include "format/bytes/expected.h"
+#include "format/instrprof/flat_map.h"
+#include "format/instrprof/profile.h"
+#include "format/instrprof/raw_reader.h"
+
+namespace profkit::instrprof {
+
+struct MergeOptions {
+  // LLVM 22 clamps merged counters at UINT64_MAX-2 (the two top values are pseudo counts)
+  // and keeps pseudo-count records apart; LLVM 14 saturates at UINT64_MAX.
+  bool llvm14_semantics = false;
+  size_t trace_reservoir_size = 100;    // --temporal-profile-trace-reservoir-size
+  size_t max_trace_length = 10000;      // --temporal-profile-max-trace-length
+};
+
+// Called for each merge warning (counter mismatch, ...): source is the name the caller gave
+// the input, function the record's name.
+using MergeWarning =
+    std::function<void(std::string_view source, std::string_view function, std::string_view message)>;
+
+// A raw file decoded ahead of merging, so several inputs can be decoded on other threads
+// while one thread merges in input order.
+class DecodedRawInput final : public RawSink {
+ public:
+  Expected<void> on_function(const RawFunction& f) override;
+  void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override;
+  // Feeds everything recorded to `sink`, in the original order.
+  Expected<void> replay(RawSink& sink) const;
+
+  RawFileInfo info;
+
+ private:
+  struct Entry {
+    uint64_t name_ref, hash;
+    bool name_known;
+    uint32_t name_off, name_size;
+    size_t counts_off, counts_size, bitmap_off, bitmap_size, sites_off, values_off, values_size;
+    uint32_t num_sites[kNumValueKinds];
+  };
+  struct Table {
+    uint64_t fingerprint;
+    size_t first_name, num_names;
+  };
+  std::vector<Entry> entries_;
+  std::string names_;
+  std::vector<uint64_t> counts_;
+  std::vector<uint8_t> bytes_;  // bitmaps and site sizes
+  std::vector<ValueData> values_;
+  std::vector<Table> tables_;
+  std::vector<std::pair<uint32_t, uint32_t>> table_names_;  // into names_
+  std::vector<size_t> table_at_entry_;  // tables_ index announced before entries_[i]
+};
+
+class Merger final : public RawSink {
+ public:
+  explicit Merger(MergeOptions options = {}, MergeWarning warn = {});
+
+  // Adds every record of `profile` with its counts multiplied by `weight` (>= 1).
+  // Fails (and adds nothing) when IR-level and front-end profiles are mixed.
+  Expected<void> add(const Profile& profile, uint64_t weight, std::string_view source = {});
+  // Fast path: decodes a raw profile straight into the merge (no intermediate Profile).
+  // On error nothing of a failing input may be relied upon; callers stop merging.
+  Expected<void> add_raw(Bytes data, uint64_t weight, RawReader& reader,
+                         std::string_view source = {});
+  Expected<void> add_decoded(const DecodedRawInput& input, uint64_t weight,
+                             std::string_view source = {});
+
+  size_t num_records() const { return records_.size(); }
+  // The merged profile; the Merger is left empty.
+  Profile finish();
+
+  // RawSink (used by add_raw / add_decoded).
+  Expected<void> on_function(const RawFunction& f) override;
+  void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override;
+
+ private:
+  Expected<void> add_kind(uint64_t flags, std::string_view source);
+  void add_info(const RawFileInfo& info, uint64_t weight);
+  void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
+  void add_one_trace(TemporalTrace trace);
+  void merge_into(Record& dst, const RawFunction& src);
+  void warn(std::string_view function, std::string_view message);
+
+  MergeOptions options_;
+  MergeWarning warn_;
+  uint64_t weight_ = 1;
+  std::string source_;
+  bool have_kind_ = false;
+  uint64_t flags_ = 0;
+  std::vector<Record> records_;
+  FlatMapPair index_;  // (NameRef of name, FuncHash) -> records_ index
+  std::vector<std::vector<uint8_t>> binary_ids_;
+  std::vector<TemporalTrace> traces_;
+  uint64_t trace_stream_size_ = 0;
+  std::mt19937_64 rng_{0x70726f666b6974ull};
+  std::unordered_set<uint64_t> name_tables_seen_;
+  std::unordered_set<std::string> extra_name_set_;
+  std::vector<std::string> extra_names_;
+  std::vector<ValueData> scratch_;
+  std::vector<ValueData> merged_;
+};
+
+// Convenience: merges `profiles` (weights[i] applies to profiles[i]; missing weights are 1).
+Expected<Profile> merge_profiles(std::span<const Profile> profiles,
+                                 std::span<const uint64_t> weights, MergeOptions options = {},
+                                 MergeWarning warn = {});
+
+// --sparse: whether a name's records are all zero (no non-zero counter or bitmap byte).
+// Keeps names with at least one non-zero record and drops all records of the others.
+void drop_zero_names(Profile& profile);
+
+}  // namespace profkit::instrprof
