@@ -1,0 +1,263 @@
+// Indexed profile serialization (irpgo-format.md 3.1-3.8). Layout written:
+//
+//   Header     Magic Version Unused HashType HashOffset [MemProfOffset v8+]
+//              [BinaryIdOffset v9+] [TemporalProfTracesOffset v10+] [VTableNamesOffset v12+]
+//   Summary    (CS summary too when flag 57 is set)
+//   Buckets    u16 ItemCount; { u64 KeyHash, KeyLen, DataLen; Key; Data }...   (unaligned)
+//   pad to 8
+//   Metadata   u64 NumBuckets, NumEntries, BucketOffset[NumBuckets]       <- HashOffset
+//   MemProf (flag 62), binary ids (v9+), vtable names (v12+), temporal traces (flag 63)
+//
+// All integers little-endian. Header offsets are back-patched once known.
+#include "format/instrprof/indexed_writer.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "format/bytes/cursor.h"
+#include "format/bytes/hash.h"
+#include "format/instrprof/llvm_order.h"
+#include "format/instrprof/summary.h"
+
+namespace profkit::instrprof {
+
+namespace {
+
+constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
+
+void put64(std::string& out, uint64_t v) {
+  char b[8];
+  store_le<uint64_t>(reinterpret_cast<uint8_t*>(b), v);
+  out.append(b, 8);
+}
+void put32(std::string& out, uint32_t v) {
+  char b[4];
+  store_le<uint32_t>(reinterpret_cast<uint8_t*>(b), v);
+  out.append(b, 4);
+}
+void put16(std::string& out, uint16_t v) {
+  char b[2];
+  store_le<uint16_t>(reinterpret_cast<uint8_t*>(b), v);
+  out.append(b, 2);
+}
+void patch64(std::string& out, size_t at, uint64_t v) {
+  store_le<uint64_t>(reinterpret_cast<uint8_t*>(out.data() + at), v);
+}
+void pad_to_8(std::string& out) {
+  while (out.size() % 8 != 0) out.push_back('\0');
+}
+
+void put_summary(std::string& out, const Summary& s) {
+  put64(out, 6);
+  put64(out, s.detailed.size());
+  put64(out, s.total_num_functions);
+  put64(out, s.total_num_blocks);
+  put64(out, s.max_function_count);
+  put64(out, s.max_block_count);
+  put64(out, s.max_internal_block_count);
+  put64(out, s.total_block_count);
+  for (const SummaryEntry& e : s.detailed) {
+    put64(out, e.cutoff);
+    put64(out, e.min_count);
+    put64(out, e.num_counts);
+  }
+}
+constexpr size_t kSummarySize = 16 + 8 * 6 + 24 * kDefaultCutoffs.size();
+
+// ValueProfData (spec 1.12), little-endian: TotalSize, NumValueKinds, then per kind with
+// sites: Kind, NumValueSites, u8 counts padded to 8, (value, count) pairs.
+void put_value_data(std::string& out, const Record& r, size_t num_kinds) {
+  const size_t start = out.size();
+  put32(out, 0);  // TotalSize, patched below
+  uint32_t kinds = 0;
+  for (size_t k = 0; k < num_kinds; ++k) kinds += !r.value_sites[k].empty();
+  put32(out, kinds);
+  for (size_t k = 0; k < num_kinds; ++k) {
+    const auto& sites = r.value_sites[k];
+    if (sites.empty()) continue;
+    put32(out, static_cast<uint32_t>(k));
+    put32(out, static_cast<uint32_t>(sites.size()));
+    for (const ValueSite& s : sites)
+      out.push_back(static_cast<char>(std::min<size_t>(s.size(), 255)));
+    pad_to_8(out);  // header starts 8-aligned within the blob, so blob alignment suffices
+    for (const ValueSite& s : sites)
+      for (size_t i = 0; i < std::min<size_t>(s.size(), 255); ++i) {
+        put64(out, s[i].value);
+        put64(out, s[i].count);
+      }
+  }
+  store_le<uint32_t>(reinterpret_cast<uint8_t*>(out.data() + start),
+                     static_cast<uint32_t>(out.size() - start));
+}
+
+}  // namespace
+
+Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t version,
+                                            const IndexedWriteOptions& options) {
+  if (version != 7 && version != 11 && version != 13)
+    return make_error(ErrorCode::invalid_argument, kNoOffset,
+                      "indexed profile version " + std::to_string(version) +
+                          " cannot be written (choose 7, 11 or 13)");
+  const bool llvm14 = version == 7;
+
+  // Names in first-seen order, each with its records in first-seen order.
+  std::vector<std::string_view> names;
+  std::vector<std::vector<uint32_t>> name_records;
+  {
+    std::unordered_map<std::string_view, uint32_t> at;
+    at.reserve(merged.records.size());
+    for (uint32_t i = 0; i < merged.records.size(); ++i) {
+      const std::string& n = merged.records[i].name;
+      auto [it, inserted] = at.emplace(n, static_cast<uint32_t>(names.size()));
+      if (inserted) {
+        names.push_back(n);
+        name_records.emplace_back();
+      }
+      name_records[it->second].push_back(i);
+    }
+  }
+  auto encode = [&](uint32_t name) {
+    if (!options.sparse) return true;
+    for (uint32_t i : name_records[name]) {
+      const Record& r = merged.records[i];
+      if (std::any_of(r.counts.begin(), r.counts.end(), [](uint64_t c) { return c != 0; }))
+        return true;
+      if (!llvm14 &&
+          std::any_of(r.bitmap.begin(), r.bitmap.end(), [](uint8_t b) { return b != 0; }))
+        return true;
+    }
+    return false;
+  };
+  std::vector<uint32_t> key_order;
+  if (llvm14) {
+    for (uint32_t n : string_map_order(names, StringMapHash::djb))
+      if (encode(n)) key_order.push_back(n);
+  } else {
+    for (uint32_t n = 0; n < names.size(); ++n)
+      if (encode(n)) key_order.push_back(n);
+    std::sort(key_order.begin(), key_order.end(),
+              [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+  }
+
+  // Header.
+  constexpr uint64_t kFlags22 = 0xFF80000000000000ull;  // bits 55..63
+  uint64_t flags = merged.flags & (llvm14 ? (kFlagIR | kFlagCSIR | kFlagEntryFirst |
+                                             kFlagByteCoverage | kFlagFunctionEntryOnly)
+                                          : kFlags22);
+  flags &= ~kFlagDebugCorrelate;
+  const bool memprof = !llvm14 && (flags & kFlagMemProf) && !merged.memprof_section.empty();
+  if (!memprof) flags &= ~kFlagMemProf;
+  const bool cs = (flags & kFlagCSIR) != 0;
+  std::string out;
+  put64(out, kIndexedMagic);
+  put64(out, version | flags);
+  put64(out, 0);  // Unused
+  put64(out, 0);  // HashType: MD5
+  const size_t hash_offset_at = out.size();
+  put64(out, 0);
+  size_t memprof_at = 0, binary_ids_at = 0, traces_at = 0, vtable_names_at = 0;
+  if (!llvm14) {
+    memprof_at = out.size();
+    put64(out, 0);
+    binary_ids_at = out.size();
+    put64(out, 0);
+    traces_at = out.size();
+    put64(out, 0);
+    if (version >= 12) {
+      vtable_names_at = out.size();
+      put64(out, 0);
+    }
+  }
+  const size_t summary_at = out.size();
+  out.append(kSummarySize * (cs ? 2 : 1), '\0');
+
+  // Items, then bucket placement.
+  const size_t num_kinds = llvm14 ? 2 : kNumValueKinds;
+  SummaryBuilder summary(!llvm14), cs_summary(!llvm14);
+  std::vector<uint64_t> key_hashes(key_order.size());
+  for (size_t i = 0; i < key_order.size(); ++i) key_hashes[i] = md5_name_ref(names[key_order[i]]);
+  const auto buckets = on_disk_hash_buckets(key_hashes);
+  std::vector<uint64_t> bucket_offsets(buckets.size(), 0);
+  std::string data;
+  std::vector<uint64_t> hashes;
+  std::unordered_map<uint64_t, uint32_t> by_hash;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    if (buckets[b].empty()) continue;
+    bucket_offsets[b] = out.size();
+    put16(out, static_cast<uint16_t>(buckets[b].size()));
+    for (uint32_t item : buckets[b]) {
+      const uint32_t name = key_order[item];
+      hashes.clear();
+      by_hash.clear();
+      for (uint32_t r : name_records[name]) {
+        if (by_hash.emplace(merged.records[r].hash, r).second)
+          hashes.push_back(merged.records[r].hash);
+      }
+      data.clear();
+      for (uint64_t h : dense_map_order(hashes, llvm14 ? DenseMapHash::llvm14 : DenseMapHash::llvm22)) {
+        const Record& r = merged.records[by_hash[h]];
+        (r.is_context_sensitive() ? cs_summary : summary).add_record(r);
+        put64(data, r.hash);
+        put64(data, r.counts.size());
+        for (uint64_t c : r.counts) put64(data, c);
+        if (version >= 11) {
+          put64(data, r.bitmap.size());
+          for (uint8_t byte : r.bitmap) put64(data, byte);
+        }
+        put_value_data(data, r, num_kinds);
+      }
+      put64(out, key_hashes[item]);
+      put64(out, names[name].size());
+      put64(out, data.size());
+      out.append(names[name]);
+      out.append(data);
+    }
+  }
+  pad_to_8(out);
+  patch64(out, hash_offset_at, out.size());
+  put64(out, buckets.size());
+  put64(out, key_order.size());
+  for (uint64_t o : bucket_offsets) put64(out, o);
+
+  // Summaries.
+  {
+    std::string s;
+    put_summary(s, summary.finish());
+    if (cs) put_summary(s, cs_summary.finish());
+    out.replace(summary_at, s.size(), s);
+  }
+
+  if (!llvm14) {
+    if (memprof) {
+      patch64(out, memprof_at, out.size());
+      out.append(merged.memprof_section);
+      pad_to_8(out);
+    }
+    patch64(out, binary_ids_at, out.size());
+    uint64_t ids_size = 0;
+    for (const auto& id : merged.binary_ids) ids_size += 8 + id.size() + (8 - id.size() % 8) % 8;
+    put64(out, ids_size);
+    for (const auto& id : merged.binary_ids) {
+      put64(out, id.size());
+      out.append(reinterpret_cast<const char*>(id.data()), id.size());
+      pad_to_8(out);
+    }
+    if (version >= 12) {
+      patch64(out, vtable_names_at, out.size());
+      put64(out, 0);  // no --keep-vtable-symbols: empty names blob
+    }
+    if (flags & kFlagTemporal) {
+      patch64(out, traces_at, out.size());
+      put64(out, merged.traces.size());
+      put64(out, merged.trace_stream_size);
+      for (const TemporalTrace& t : merged.traces) {
+        put64(out, t.weight);
+        put64(out, t.function_refs.size());
+        for (uint64_t ref : t.function_refs) put64(out, ref);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace profkit::instrprof

@@ -1,0 +1,26 @@
+// Writer for indexed IR-PGO profiles (.profdata): v13 (llvm-profdata 22's default), v11
+// (its --write-prev-version) and v7 (llvm-profdata 14), byte-identical to those tools when
+// given the merged profile they would build. See irpgo-format.md section 3.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "format/bytes/expected.h"
+#include "format/instrprof/profile.h"
+
+namespace profkit::instrprof {
+
+struct IndexedWriteOptions {
+  // --sparse: leave out names whose records have only zero counters and bitmap bytes.
+  // (Done here rather than before writing because LLVM 14's key order depends on every
+  // name that was merged, written or not.)
+  bool sparse = false;
+};
+
+// Requires: `merged` lists records in first-seen order (as Merger::finish() returns them),
+// at most one record per (name, hash).
+Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t version = 13,
+                                            const IndexedWriteOptions& options = {});
+
+}  // namespace profkit::instrprof
