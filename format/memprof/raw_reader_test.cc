@@ -1,0 +1,203 @@
+// Raw memprof reader: a hand-built v5 profile (fields as in memprof-format.md B.6), v1 and
+// v3 layouts, chained profiles, and rejection of truncated or inconsistent input.
+#include "format/memprof/raw_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace profkit::memprof {
+namespace {
+
+void put64(std::string& s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s += static_cast<char>(v >> (8 * i));
+}
+void put32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s += static_cast<char>(v >> (8 * i));
+}
+void put16(std::string& s, uint16_t v) {
+  for (int i = 0; i < 2; ++i) s += static_cast<char>(v >> (8 * i));
+}
+void pad8(std::string& s) {
+  while (s.size() % 8 != 0) s += '\0';
+}
+
+struct Mib {
+  uint64_t stack_id;
+  uint32_t alloc_count;
+  uint64_t total_size;
+  std::vector<uint16_t> hist;  // v5 encoded
+};
+
+// Builds one profile of `version` with one segment, the given MIBs and one stack per MIB.
+std::string build(uint64_t version, const std::vector<Mib>& mibs,
+                  const std::vector<std::pair<uint64_t, std::vector<uint64_t>>>& stacks) {
+  std::string seg, mib, stk;
+  put64(seg, 1);
+  put64(seg, 0x400000);
+  put64(seg, 0x401000);
+  put64(seg, 0);
+  if (version >= 3) put64(seg, 20);
+  for (int i = 0; i < 32; ++i) seg += static_cast<char>(i < 20 ? i + 1 : 0);
+  pad8(seg);
+  put64(mib, mibs.size());
+  for (const Mib& m : mibs) {
+    put64(mib, m.stack_id);
+    std::string body;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                            \
+  if (version >= First) {                                                    \
+    uint64_t v = 0;                                                          \
+    if (Tag == 1) v = m.alloc_count;                                         \
+    if (Tag == 5) v = m.total_size;                                          \
+    if (Tag == 26) v = m.hist.size();                                        \
+    if (sizeof(Type) == 4) put32(body, static_cast<uint32_t>(v)); else put64(body, v); \
+  }
+#include "format/memprof/mib_fields.def"
+    mib += body;
+    for (uint16_t h : m.hist) put16(mib, h);
+  }
+  pad8(mib);
+  put64(stk, stacks.size());
+  for (const auto& [id, pcs] : stacks) {
+    put64(stk, id);
+    put64(stk, pcs.size());
+    for (uint64_t pc : pcs) put64(stk, pc);
+  }
+  std::string p;
+  put64(p, kRawMagic);
+  put64(p, version);
+  put64(p, 48 + seg.size() + mib.size() + stk.size());
+  put64(p, 48);
+  put64(p, 48 + seg.size());
+  put64(p, 48 + seg.size() + mib.size());
+  return p + seg + mib + stk;
+}
+
+TEST(MemProfRawReader, ReadsV5WithHistogram) {
+  const std::string f = build(5, {{1, 4, 160, {8, 4, 0, 0, 0x19C4}}}, {{1, {0x400010, 0x400020}}});
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  const RawProfile& p = (*r)[0];
+  EXPECT_EQ(p.version, 5u);
+  ASSERT_EQ(p.segments.size(), 1u);
+  EXPECT_EQ(p.segments[0].build_id.size(), 20u);
+  EXPECT_EQ(p.segments[0].start, 0x400000u);
+  ASSERT_EQ(p.mibs.size(), 1u);
+  EXPECT_EQ(p.mibs[0].mib.AllocCount, 4u);
+  EXPECT_EQ(p.mibs[0].mib.TotalSize, 160u);
+  EXPECT_EQ(p.mibs[0].histogram, (std::vector<uint64_t>{8, 4, 0, 0, 5000}));
+  ASSERT_EQ(p.stacks.size(), 1u);
+  EXPECT_EQ(p.stacks[0].pcs, (std::vector<uint64_t>{0x400010, 0x400020}));
+}
+
+TEST(MemProfRawReader, ReadsV1AndV3Layouts) {
+  for (uint64_t v : {1, 3}) {
+    const std::string f = build(v, {{7, 2, 64, {}}}, {{7, {0x400100}}});
+    auto r = read_raw_profiles(as_bytes(f));
+    ASSERT_TRUE(r) << "v" << v << ": " << r.error().message;
+    EXPECT_EQ((*r)[0].mibs[0].mib.AllocCount, 2u);
+    EXPECT_EQ((*r)[0].mibs[0].mib.TotalSize, 64u);
+    EXPECT_EQ((*r)[0].segments[0].build_id.size(), v == 1 ? 0u : 20u);
+  }
+}
+
+TEST(MemProfRawReader, MergesChainedProfilesByStackId) {
+  const std::string f = build(5, {{1, 4, 160, {}}}, {{1, {0x400010}}}) +
+                        build(5, {{1, 2, 80, {}}, {2, 1, 8, {}}}, {{2, {0x400030}}});
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  auto m = merge_raw_profiles(std::move(*r));
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->mibs.size(), 2u);
+  EXPECT_EQ(m->mibs[0].mib.AllocCount, 6u);
+  EXPECT_EQ(m->mibs[0].mib.TotalSize, 240u);
+  EXPECT_EQ(m->stacks[m->mib_stack[1]].pcs, (std::vector<uint64_t>{0x400030}));
+}
+
+TEST(MemProfRawReader, RejectsMibWithoutStack) {
+  const std::string f = build(5, {{9, 1, 8, {}}}, {});
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_TRUE(r);
+  auto m = merge_raw_profiles(std::move(*r));
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("does not contain id: 9"), std::string::npos);
+}
+
+TEST(MemProfRawReader, RejectsConflictingStacks) {
+  const std::string f = build(5, {{1, 1, 8, {}}}, {{1, {0x400010}}}) +
+                        build(5, {}, {{1, {0x400020}}});
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(merge_raw_profiles(std::move(*r)));
+}
+
+TEST(MemProfRawReader, EveryPrefixFailsCleanly) {
+  const std::string f = build(5, {{1, 4, 160, {1, 2, 3}}}, {{1, {0x400010, 0x400020}}});
+  for (size_t n = 0; n < f.size(); ++n) {
+    auto r = read_raw_profiles(as_bytes(std::string_view(f).substr(0, n)));
+    EXPECT_FALSE(r) << "prefix " << n;
+    if (!r) EXPECT_EQ(r.error().code, ErrorCode::truncated) << "prefix " << n;
+  }
+}
+
+TEST(MemProfRawReader, RejectsBadMagicVersionAndTrailingBytes) {
+  std::string f = build(5, {}, {});
+  std::string bad = f;
+  bad[0] = 0;
+  EXPECT_EQ(read_raw_profiles(as_bytes(bad)).error().code, ErrorCode::bad_magic);
+  bad = f;
+  bad[8] = 6;
+  auto v = read_raw_profiles(as_bytes(bad));
+  EXPECT_EQ(v.error().code, ErrorCode::unsupported_version);
+  EXPECT_EQ(v.error().offset, 8u);
+  auto t = read_raw_profiles(as_bytes(f + std::string(8, '\0')));
+  EXPECT_FALSE(t);
+}
+
+TEST(MemProfRawReader, HugeCountsAreRejectedBeforeAllocation) {
+  std::string f = build(5, {{1, 1, 8, {}}}, {{1, {0x400010}}});
+  // Overwrite the segment count with a huge claim.
+  std::string bad = f;
+  for (int i = 0; i < 8; ++i) bad[48 + i] = static_cast<char>(0xff);
+  auto r = read_raw_profiles(as_bytes(bad));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().offset, 56u);
+}
+
+TEST(MemProfRawReader, MergeMibFollowsRuntimeRules) {
+  MemInfoBlock a, b;
+  a.AllocCount = 1;
+  a.MinSize = a.MaxSize = 10;
+  a.TotalSize = 10;
+  a.AllocTimestamp = 5;
+  a.DeallocTimestamp = 20;
+  a.AllocCpuId = 1;
+  a.DeallocCpuId = 2;
+  a.NumMigratedCpu = 1;
+  b.AllocCount = 1;
+  b.MinSize = b.MaxSize = 30;
+  b.TotalSize = 30;
+  b.AllocTimestamp = 10;
+  b.DeallocTimestamp = 40;
+  b.AllocCpuId = 1;
+  b.DeallocCpuId = 3;
+  std::vector<uint64_t> ha = {1, 2}, hb = {10, 20, 30};
+  merge_mib(a, ha, b, hb);
+  EXPECT_EQ(a.AllocCount, 2u);
+  EXPECT_EQ(a.TotalSize, 40u);
+  EXPECT_EQ(a.MinSize, 10u);
+  EXPECT_EQ(a.MaxSize, 30u);
+  EXPECT_EQ(a.NumLifetimeOverlaps, 1u);  // 10 < 20
+  EXPECT_EQ(a.AllocTimestamp, 10u);
+  EXPECT_EQ(a.NumSameAllocCpu, 1u);
+  EXPECT_EQ(a.NumSameDeallocCpu, 0u);
+  EXPECT_EQ(a.DeallocCpuId, 3u);
+  EXPECT_EQ(a.NumMigratedCpu, 1u);  // not merged
+  EXPECT_EQ(ha, (std::vector<uint64_t>{11, 22, 30}));
+  EXPECT_EQ(a.AccessHistogramSize, 3u);
+}
+
+}  // namespace
+}  // namespace profkit::memprof
