@@ -1,0 +1,508 @@
+// Conformance of `profkit probes` with llvm-profgen (--show-pseudo-probe
+// --show-disassembly-only) on programs built by clang 14 and clang 22 with
+// -fpseudo-probe-for-profiling: the descriptor block, the section and symbol headers, the
+// address column and every [Probe] line must be identical (instruction text may differ: we
+// use capstone). Mixed LLVM 14 + LLVM 22 binaries are checked against the placement of the
+// same objects in single-version links. Bad inputs must fail with one line and status 1.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "format/bytes/cursor.h"
+#include "format/elf/elf_file.h"
+#include "tests/support/harness.h"
+
+namespace profkit::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string program(const std::string& name) { return source_path("tests/programs/probe/" + name); }
+
+std::string clang(int version, bool cxx) {
+  return std::string(cxx ? "clang++-" : "clang-") + std::to_string(version);
+}
+
+std::string profgen(int version) { return "llvm-profgen-" + std::to_string(version); }
+
+// Builds `output` (in this binary's work dir) once per process with `command`, where the
+// command's `%o` is replaced by the output path.
+std::string build(const std::string& output, const std::string& command) {
+  static const std::string dir = work_dir("bin");
+  const std::string path = dir + "/" + output;
+  if (file_exists(path)) return path;
+  std::string cmd = command;
+  for (size_t at; (at = cmd.find("%o")) != std::string::npos;) cmd.replace(at, 2, sh_quote(path));
+  run_ok(cmd);
+  return path;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Keeps the address column of instruction lines (`%8x:`) and drops the instruction text, which
+// comes from different disassemblers. Every other line is kept verbatim.
+std::string normalize_listing(const std::string& text) {
+  std::string out;
+  for (const auto& line : lines(text)) {
+    const size_t colon = line.find(':');
+    bool instruction = colon != std::string::npos && colon + 1 < line.size() &&
+                       line[colon + 1] == '\t' && colon > 0;
+    for (size_t i = 0; instruction && i < colon; ++i)
+      if (!(line[i] == ' ' || std::isxdigit(static_cast<unsigned char>(line[i]))))
+        instruction = false;
+    out += instruction ? line.substr(0, colon + 1) : line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string only_probe_lines(const std::string& text) {
+  std::string out;
+  for (const auto& line : lines(text))
+    if (line.rfind(" [Probe]:", 0) == 0) out += line + '\n';
+  return out;
+}
+
+CommandResult profgen_listing(int version, const std::string& binary,
+                              const std::string& extra = "") {
+  return run_ok(profgen(version) + " --binary=" + sh_quote(binary) +
+                " --show-pseudo-probe --show-disassembly-only --output=/dev/null " + extra);
+}
+
+CommandResult profkit_listing(const std::string& binary, const std::string& extra = "") {
+  return run_ok(sh_quote(profkit_bin()) + " probes --disassemble " + extra + " " +
+                sh_quote(binary));
+}
+
+// Writes fuzz seeds: the raw probe sections of `binary` for probe_fuzz and the whole file
+// for elf_fuzz (small files only).
+void write_seeds(const std::string& binary, const std::string& tag) {
+  const std::string root = std::string(PROFKIT_BINARY_DIR) + "/seeds/";
+  fs::create_directories(root + "probe_fuzz");
+  fs::create_directories(root + "elf_fuzz");
+  const std::string data = read_file(binary);
+  if (data.size() < 64 * 1024) write_file(root + "elf_fuzz/" + tag, data);
+  auto elf = elf::ElfFile::parse(as_bytes(data));
+  ASSERT_TRUE(elf.has_value()) << binary;
+  // probe_fuzz input: u32 length of the descriptor bytes, descriptor bytes, probe bytes.
+  std::string desc, probes;
+  for (const auto& s : elf->sections()) {
+    auto bytes = elf->section_data(s);
+    ASSERT_TRUE(bytes.has_value());
+    if (s.name == ".pseudo_probe_desc") desc += std::string(as_string_view(*bytes));
+    if (s.name == ".pseudo_probe") probes += std::string(as_string_view(*bytes));
+  }
+  std::string seed(4, '\0');
+  store_le<uint32_t>(reinterpret_cast<uint8_t*>(seed.data()), static_cast<uint32_t>(desc.size()));
+  write_file(root + "probe_fuzz/" + tag, seed + desc + probes);
+}
+
+struct Build {
+  std::string name;     // output file name and test name
+  int version;          // 14 or 22
+  std::string command;  // %o = output
+};
+
+std::string cc(int v, const std::string& flags, const std::string& sources, bool cxx = false) {
+  std::string srcs;
+  std::istringstream in(sources);
+  for (std::string s; in >> s;) srcs += " " + sh_quote(s.find('/') == std::string::npos ? program(s) : s);
+  return clang(v, cxx) + " " + flags + " -fpseudo-probe-for-profiling" + srcs + " -o %o";
+}
+
+std::vector<Build> builds() {
+  std::vector<Build> out;
+  for (int v : {14, 22}) {
+    const std::string V = std::to_string(v);
+    for (std::string O : {"O0", "O2"}) {
+      const std::string f = "-" + O + " -g";
+      out.push_back({"inl." + O + "." + V, v, cc(v, f, "inl.c")});
+      out.push_back({"inl.fs." + O + "." + V, v, cc(v, f + " -ffunction-sections", "inl.c")});
+      out.push_back({"tmpl." + O + "." + V, v, cc(v, f, "tmpl.cpp", true)});
+      out.push_back({"multi." + O + "." + V, v, cc(v, f, "tu1.c tu2.c")});
+    }
+    const std::string f = "-O2 -g";
+    out.push_back({"inl.nog.O2." + V, v, cc(v, "-O2", "inl.c")});
+    out.push_back({"small." + V, v, cc(v, f, "small.c smallmain.c")});
+    out.push_back({"small.nopie." + V, v, cc(v, f + " -no-pie -fno-pie", "small.c smallmain.c")});
+    out.push_back({"small.lld." + V, v, cc(v, f + " -fuse-ld=lld", "small.c smallmain.c")});
+    out.push_back({"cppmulti." + V, v, cc(v, f, "cpp1.cpp cpp2.cpp", true)});
+    out.push_back({"cppmulti.fs." + V, v, cc(v, f + " -ffunction-sections", "cpp1.cpp cpp2.cpp", true)});
+    out.push_back({"longname." + V, v, cc(v, f, "longname.cpp", true)});
+    out.push_back({"gc.fs." + V, v, cc(v, f + " -ffunction-sections -Wl,--gc-sections", "gc.c")});
+  }
+  out.push_back({"inl.fsd.O2.22", 22, cc(22, "-O2 -g -mllvm -enable-fs-discriminator=true", "inl.c")});
+  return out;
+}
+
+class ProbesListing : public ::testing::TestWithParam<Build> {};
+
+// The whole listing (descriptors, headers, addresses, probe lines) equals llvm-profgen's of
+// the same release.
+TEST_P(ProbesListing, MatchesLlvmProfgenOfSameRelease) {
+  const Build& b = GetParam();
+  const std::string bin = build(b.name, b.command);
+  ASSERT_TRUE(file_exists(bin));
+  const auto expected = profgen_listing(b.version, bin);
+  const auto actual = profkit_listing(bin);
+  ASSERT_EQ(actual.status, 0) << actual.err;
+  EXPECT_NE(only_probe_lines(expected.out), "") << "no probes in " << b.name;
+  EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out)) << b.name;
+  write_seeds(bin, b.name);
+}
+
+class Llvm14Listing : public ::testing::TestWithParam<Build> {};
+
+// llvm-profgen 22 reads LLVM 14 binaries correctly: same [Probe] lines as profkit.
+TEST_P(Llvm14Listing, MatchesLlvmProfgen22Probes) {
+  const Build& b = GetParam();
+  const std::string bin = build(b.name, b.command);
+  const auto expected = profgen_listing(22, bin);
+  const auto actual = profkit_listing(bin);
+  EXPECT_EQ(only_probe_lines(expected.out), only_probe_lines(actual.out)) << b.name;
+}
+
+std::string build_test_name(const ::testing::TestParamInfo<Build>& info) {
+  std::string n = info.param.name;
+  for (auto& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+std::vector<Build> llvm14_builds() {
+  std::vector<Build> out;
+  for (const auto& b : builds())
+    if (b.version == 14) out.push_back(b);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, ProbesListing, ::testing::ValuesIn(builds()), build_test_name);
+INSTANTIATE_TEST_SUITE_P(Programs, Llvm14Listing, ::testing::ValuesIn(llvm14_builds()),
+                         build_test_name);
+
+TEST(ProbesConformance, SelectedFunctionsMatchDisassembleFunctions) {
+  for (int v : {14, 22}) {
+    const std::string bin = build("inl.O2." + std::to_string(v), cc(v, "-O2 -g", "inl.c"));
+    const auto expected = profgen_listing(v, bin, "--disassemble-functions=fib,main,apply");
+    const auto actual = profkit_listing(bin, "--functions=fib,main,apply");
+    EXPECT_NE(only_probe_lines(expected.out), "");
+    EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out)) << v;
+  }
+}
+
+TEST(ProbesConformance, SharedLibraryAndItsExecutable) {
+  for (int v : {14, 22}) {
+    const std::string V = std::to_string(v);
+    const std::string lib =
+        build("libsl." + V + ".so", cc(v, "-O2 -g -fPIC -shared", "shlib.c"));
+    const std::string exe = build("shmain." + V, cc(v, "-O2 -g", "shmain.c " + lib));
+    for (const auto& bin : {lib, exe}) {
+      const auto expected = profgen_listing(v, bin);
+      const auto actual = profkit_listing(bin);
+      EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out)) << bin;
+    }
+    write_seeds(lib, "libsl." + V);
+  }
+}
+
+// ThinLTO promotes a static to `name.llvm.N`: its record starts with a sentinel naming the
+// promoted symbol.
+TEST(ProbesConformance, ThinLtoSentinelRecords) {
+  const std::string dir = work_dir("lto");
+  const std::string o1 = build("lto1.o", cc(22, "-O2 -g -flto=thin -c", "lto1.c"));
+  const std::string o2 = build("lto2.o", cc(22, "-O2 -g -flto=thin -c", "lto2.c"));
+  const std::string bin =
+      build("lto.O2", "clang-22 -O2 -g -fpseudo-probe-for-profiling -flto=thin -fuse-ld=lld " +
+                          sh_quote(o1) + " " + sh_quote(o2) + " -o %o");
+  const auto expected = profgen_listing(22, bin);
+  const auto actual = profkit_listing(bin);
+  EXPECT_NE(expected.out.find(".llvm."), std::string::npos) << "no promoted symbol";
+  EXPECT_NE(only_probe_lines(expected.out), "");
+  EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out));
+  const auto canonical = profkit_listing(bin, "--canonical-names");
+  EXPECT_EQ(canonical.out.find(".llvm."), std::string::npos);
+  EXPECT_EQ(only_probe_lines(canonical.out), only_probe_lines(expected.out));
+  write_seeds(bin, "lto.O2");
+}
+
+// Per symbol: the probes (offset from the symbol's first instruction, probe line) in order.
+using Placement = std::map<std::string, std::vector<std::string>>;
+Placement placement(const std::string& listing) {
+  Placement out;
+  std::string symbol;
+  uint64_t start = 0;
+  bool have_start = false;
+  std::vector<std::string> pending;
+  for (const auto& line : lines(listing)) {
+    if (line.size() > 3 && line.front() == '<' && line.back() == ':') {
+      symbol = line.substr(1, line.size() - 3);
+      have_start = false;
+      out[symbol];
+    } else if (line.rfind(" [Probe]:", 0) == 0) {
+      pending.push_back(line);
+    } else if (!symbol.empty() && line.find(":\t") != std::string::npos) {
+      const uint64_t address = std::stoull(line.substr(0, line.find(':')), nullptr, 16);
+      if (!have_start) start = address, have_start = true;
+      for (const auto& p : pending) out[symbol].push_back(std::to_string(address - start) + p);
+      pending.clear();
+    }
+  }
+  return out;
+}
+
+// Objects of both releases linked together: every probe sits at the same offset in its
+// function as in a single-release link of the same object.
+TEST(ProbesConformance, MixedReleaseBinariesPlaceEveryProbe) {
+  const std::string s14 = build("small14.o", cc(14, "-O2 -g -c", "small.c"));
+  const std::string m14 = build("smallmain14.o", cc(14, "-O2 -g -c", "smallmain.c"));
+  const std::string s22 = build("small22.o", cc(22, "-O2 -g -c", "small.c"));
+  const std::string m22 = build("smallmain22.o", cc(22, "-O2 -g -c", "smallmain.c"));
+  auto link = [](const std::string& out, const std::string& a, const std::string& b) {
+    return build(out, "clang-22 " + sh_quote(a) + " " + sh_quote(b) + " -o %o");
+  };
+  const std::string pure14 = link("pure14", s14, m14);
+  const std::string pure22 = link("pure22", s22, m22);
+  const Placement p14 = placement(profgen_listing(14, pure14).out);
+  const Placement p22 = placement(profgen_listing(22, pure22).out);
+  struct Mixed {
+    std::string name, first, second;
+    const Placement* small_c;     // release that built small.c (defines entry)
+    const Placement* smallmain_c;  // release that built smallmain.c
+  };
+  for (const Mixed& m : {Mixed{"mixed_14first", s14, m22, &p14, &p22},
+                         Mixed{"mixed_22first", m22, s14, &p14, &p22},
+                         Mixed{"mixed_22_14", s22, m14, &p22, &p14}}) {
+    const std::string bin = link(m.name, m.first, m.second);
+    const Placement got = placement(profkit_listing(bin).out);
+    size_t probes = 0;
+    for (const auto& [symbol, list] : got) {
+      if (list.empty()) continue;
+      const Placement& want = symbol == "entry" ? *m.small_c : *m.smallmain_c;
+      ASSERT_TRUE(want.count(symbol)) << m.name << " " << symbol;
+      EXPECT_EQ(want.at(symbol), list) << m.name << " " << symbol;
+      probes += list.size();
+    }
+    size_t expected_probes = 0;
+    for (const char* sym : {"entry", "main", "ext"}) {
+      const Placement& want = std::string(sym) == "entry" ? *m.small_c : *m.smallmain_c;
+      expected_probes += want.at(sym).size();
+    }
+    EXPECT_GE(probes, expected_probes) << m.name;
+    // And the emulation of llvm-profgen 22's global chain reproduces its (wrong) listing.
+    const auto expected = profgen_listing(22, bin);
+    const auto emulated = profkit_listing(bin, "--emulate-llvm22-mixed");
+    EXPECT_EQ(normalize_listing(expected.out), normalize_listing(emulated.out)) << m.name;
+  }
+}
+
+// LLVM 14 relocatable objects carry the first address in a relocation; LLVM 22 objects are
+// re-based on section-relative symbols. Both give offsets from the start of .text.
+TEST(ProbesConformance, RelocatableObjectsDecodeToSectionOffsets) {
+  for (int v : {14, 22}) {
+    const std::string obj = build("small" + std::to_string(v) + ".o", cc(v, "-O2 -g -c", "small.c"));
+    const std::string linked =
+        build("small.objtest." + std::to_string(v),
+              clang(v, false) + " " + sh_quote(obj) + " " +
+                  sh_quote(build("smallmain" + std::to_string(v) + ".o",
+                                 cc(v, "-O2 -g -c", "smallmain.c"))) +
+                  " -o %o");
+    const auto in_object = run_ok(sh_quote(profkit_bin()) + " probes " + sh_quote(obj));
+    const auto in_linked =
+        run_ok(sh_quote(profkit_bin()) + " probes --functions=entry " + sh_quote(linked));
+    // Re-base the linked addresses on entry's address (the first probe address of `entry`
+    // is its probe 1; the object's is at the same offset) and compare the probe lines.
+    auto rebase = [](const std::string& text) {
+      std::vector<std::pair<uint64_t, std::string>> out;
+      uint64_t address = 0;
+      for (const auto& line : lines(text)) {
+        if (line.size() > 1 && line.back() == ':' && line.find("Probe") == std::string::npos &&
+            line.find("Desc") == std::string::npos && line.find("Probes") == std::string::npos)
+          address = std::stoull(line.substr(0, line.size() - 1), nullptr, 16);
+        else if (line.rfind(" [Probe]:", 0) == 0)
+          out.emplace_back(address, line);
+      }
+      const uint64_t base = out.empty() ? 0 : out.front().first;
+      for (auto& [a, l] : out) a -= base;
+      return out;
+    };
+    const auto obj_probes = rebase(in_object.out);
+    ASSERT_FALSE(obj_probes.empty());
+    EXPECT_EQ(obj_probes, rebase(in_linked.out)) << v;
+  }
+}
+
+// --- bad input -------------------------------------------------------------------------
+
+struct Failure {
+  int status;
+  std::string err;
+  std::string out;
+};
+
+Failure probes_failure(const std::string& path, const std::string& flags = "") {
+  auto r = run(sh_quote(profkit_bin()) + " probes " + flags + " " + sh_quote(path));
+  return Failure{r.status, r.err, r.out};
+}
+
+void expect_one_line_error(const Failure& f, const std::string& code, const std::string& what) {
+  EXPECT_EQ(f.status, 1) << f.err;
+  EXPECT_EQ(f.out, "");
+  ASSERT_FALSE(f.err.empty());
+  EXPECT_EQ(f.err.find('\n'), f.err.size() - 1) << f.err;  // exactly one line
+  EXPECT_NE(f.err.find("error:"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("(" + code + ")"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find(what), std::string::npos) << f.err;
+}
+
+// Copies `binary`, then edits the bytes of its .pseudo_probe section through `edit`.
+std::string edited_copy(const std::string& binary, const std::string& name,
+                        void (*edit)(std::string& file, const elf::SectionHeader& probe)) {
+  std::string data = read_file(binary);
+  auto elf = elf::ElfFile::parse(as_bytes(data));
+  EXPECT_TRUE(elf.has_value());
+  const elf::SectionHeader* s = elf->find_section(".pseudo_probe");
+  EXPECT_NE(s, nullptr);
+  const elf::SectionHeader header = *s;
+  edit(data, header);
+  const std::string path = work_dir("bad") + "/" + name;
+  write_file(path, data);
+  return path;
+}
+
+TEST(ProbesBadInput, NonElfFile) {
+  const std::string path = work_dir("bad") + "/not-elf";
+  write_file(path, "#!/bin/sh\necho hello\n");
+  auto f = probes_failure(path);
+  expect_one_line_error(f, "bad magic", path + ":0: error:");
+}
+
+TEST(ProbesBadInput, MissingFile) {
+  auto f = probes_failure(work_dir("bad") + "/does-not-exist");
+  EXPECT_EQ(f.status, 1);
+  EXPECT_EQ(f.err.find('\n'), f.err.size() - 1) << f.err;
+}
+
+TEST(ProbesBadInput, TruncatedElfHeader) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  const std::string path = work_dir("bad") + "/trunc-header";
+  write_file(path, read_file(bin).substr(0, 40));
+  expect_one_line_error(probes_failure(path), "truncated", path + ":40: error:");
+}
+
+TEST(ProbesBadInput, SectionTableCutOff) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  const std::string path = work_dir("bad") + "/trunc-sections";
+  const std::string data = read_file(bin);
+  write_file(path, data.substr(0, data.size() - 100));
+  expect_one_line_error(probes_failure(path), "truncated", "error:");
+}
+
+TEST(ProbesBadInput, ProbeSectionEndsInsideARecord) {
+  for (int v : {14, 22}) {
+    const std::string V = std::to_string(v);
+    const std::string bin = build("small." + V, cc(v, "-O2 -g", "small.c smallmain.c"));
+    // Shrink sh_size by one byte: the last probe record loses its final byte.
+    const std::string path = edited_copy(bin, "probe-short." + V, [](std::string& d, const elf::SectionHeader& s) {
+      store_le<uint64_t>(reinterpret_cast<uint8_t*>(d.data() + s.header_offset + 32), s.size - 1);
+    });
+    auto f = probes_failure(path);
+    expect_one_line_error(f, "truncated", "error: ");
+    // The offset points inside the probe section.
+    auto elf = elf::ElfFile::parse(as_bytes(read_file(bin)));
+    const auto* s = elf->find_section(".pseudo_probe");
+    const size_t colon = f.err.find(':', path.size());
+    const uint64_t offset = std::stoull(f.err.substr(path.size() + 1, colon - path.size() - 1));
+    EXPECT_GE(offset, s->offset) << f.err;
+    EXPECT_LE(offset, s->offset + s->size) << f.err;
+  }
+}
+
+TEST(ProbesBadInput, ProbeCountLargerThanSection) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  // Byte 8 of the first record is its one-byte probe count: claim 127 probes.
+  const std::string path = edited_copy(bin, "probe-count", [](std::string& d, const elf::SectionHeader& s) {
+    d[s.offset + 8] = 0x7f;
+  });
+  expect_one_line_error(probes_failure(path), "truncated", "claims 127 probes");
+}
+
+TEST(ProbesBadInput, ProbeTypeOutOfRange) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  // Offset 11 is the kind byte of the first probe (GUID 8, counts 2, index 1): type 7.
+  const std::string path = edited_copy(bin, "probe-type", [](std::string& d, const elf::SectionHeader& s) {
+    d[s.offset + 11] = static_cast<char>(0x87);
+  });
+  expect_one_line_error(probes_failure(path), "malformed", "probe type 7");
+}
+
+TEST(ProbesBadInput, DescriptorSectionEndsInsideAName) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  std::string data = read_file(bin);
+  auto elf = elf::ElfFile::parse(as_bytes(data));
+  const auto* s = elf->find_section(".pseudo_probe_desc");
+  ASSERT_NE(s, nullptr);
+  store_le<uint64_t>(reinterpret_cast<uint8_t*>(data.data() + s->header_offset + 32), s->size - 1);
+  const std::string path = work_dir("bad") + "/desc-name";
+  write_file(path, data);
+  expect_one_line_error(probes_failure(path), "truncated", "expected descriptor name");
+}
+
+TEST(ProbesBadInput, StrippedLlvm22BinaryCannotPlaceProbes) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  const std::string path = work_dir("bad") + "/stripped";
+  run_ok("strip --strip-all -o " + sh_quote(path) + " " + sh_quote(bin));
+  expect_one_line_error(probes_failure(path), "malformed", "no .symtab");
+}
+
+TEST(ProbesBadInput, BinaryWithoutProbes) {
+  const std::string path = build("noprobes", "printf 'int main(void){return 0;}\\n' | clang-22 -O2 -x c - -o %o");
+  expect_one_line_error(probes_failure(path), "malformed", "pseudo_probe");
+}
+
+// Every prefix of a probe section gives `truncated` or success, never a crash.
+TEST(ProbesBadInput, EveryPrefixOfTheProbeSection) {
+  const std::string bin = build("small.22", cc(22, "-O2 -g", "small.c smallmain.c"));
+  std::string data = read_file(bin);
+  auto elf = elf::ElfFile::parse(as_bytes(data));
+  const elf::SectionHeader s = *elf->find_section(".pseudo_probe");
+  for (uint64_t size = 0; size < s.size; size += 7) {
+    std::string copy = data;
+    store_le<uint64_t>(reinterpret_cast<uint8_t*>(copy.data() + s.header_offset + 32), size);
+    const std::string path = work_dir("bad") + "/prefix";
+    write_file(path, copy);
+    auto r = run(sh_quote(profkit_bin()) + " probes " + sh_quote(path) + " > /dev/null");
+    EXPECT_TRUE(r.status == 0 || (r.status == 1 && r.err.find("(truncated)") != std::string::npos))
+        << size << ": " << r.err;
+  }
+}
+
+TEST(ProbesJson, SameProbesAsTextView) {
+  const std::string bin = build("inl.O2.22", cc(22, "-O2 -g", "inl.c"));
+  const auto json = run_ok(sh_quote(profkit_bin()) + " probes --json " + sh_quote(bin));
+  const auto text = run_ok(sh_quote(profkit_bin()) + " probes " + sh_quote(bin));
+  size_t json_probes = 0, text_probes = 0;
+  for (size_t at = 0; (at = json.out.find("{\"address\":", at)) != std::string::npos; ++at) ++json_probes;
+  text_probes = lines(only_probe_lines(text.out)).size();
+  EXPECT_GT(json_probes, 0u);
+  EXPECT_EQ(json_probes, text_probes);
+  // The text view lists the same probe lines as the disassembly (all probes of inl.O2 sit
+  // on instruction boundaries).
+  const auto listing = profgen_listing(22, bin);
+  std::multiset<std::string> a, b;
+  for (const auto& l : lines(only_probe_lines(listing.out))) a.insert(l);
+  for (const auto& l : lines(only_probe_lines(text.out))) b.insert(l);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace profkit::test
