@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
-#include "format/bytes/hash.h"
+#include "format/instrprof/name_resolver.h"
 #include "format/instrprof/summary.h"
+#include "format/instrprof/text_writer.h"
 
 namespace profkit::report {
 
@@ -72,27 +72,20 @@ void append_printf(std::string& out, const char* format, Args... args) {
   if (n > 0) out.append(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
 }
 
-// NameRef -> name for value-profile targets and temporal traces, built only when asked
-// for. Covers what LLVM's reader symbol table holds: the records' names, the extra names
-// the file defines, and vtable names.
+// NameRef -> name, as LLVM's reader symbol table resolves it for `show`: the record
+// names, the extra names the file defines and vtable names; "" when unknown.
 class NameTable {
  public:
-  explicit NameTable(const Profile& profile) {
-    map_.reserve(profile.records.size() + profile.extra_names.size() +
-                 profile.vtable_names.size());
-    for (const Record& r : profile.records) add(r.name);
-    for (const std::string& n : profile.extra_names) add(n);
-    for (const std::string& n : profile.vtable_names) add(n);
-  }
-  // The name whose MD5 is `ref`, or "" (LLVM's getFuncOrVarName).
+  explicit NameTable(const Profile& profile)
+      : resolver_(instrprof::NameResolver::for_reader(profile)) {}
   std::string_view find(uint64_t ref) const {
-    auto it = map_.find(ref);
-    return it == map_.end() ? std::string_view() : it->second;
+    const std::string* name = resolver_.find(ref);
+    return name != nullptr ? std::string_view(*name) : std::string_view();
   }
+  const instrprof::NameResolver& resolver() const { return resolver_; }
 
  private:
-  void add(std::string_view name) { map_.try_emplace(md5_name_ref(name), name); }
-  std::unordered_map<uint64_t, std::string_view> map_;
+  instrprof::NameResolver resolver_;
 };
 
 // Per value kind, accumulated over the shown functions (LLVM's ValueSitesStats).
@@ -154,82 +147,30 @@ void append_value_stats(std::string& out, const ValueSiteStats& stats) {
   }
 }
 
-// One record in the text format (irpgo-format.md 4.2), value targets of kinds 0 and 2
-// resolved through `names` ("** External Symbol **" when unknown).
-void append_text_record(std::string& out, const Record& r, const NameTable& names) {
-  out += r.name;
-  out += "\n# Func Hash:\n";
-  append_u64(out, r.hash);
-  out += "\n# Num Counters:\n";
-  append_u64(out, r.counts.size());
-  out += "\n# Counter Values:\n";
-  for (uint64_t c : r.counts) {
-    append_u64(out, c);
-    out += '\n';
-  }
-  if (!r.bitmap.empty()) {
-    out += "# Num Bitmap Bytes:\n$";
-    append_u64(out, r.bitmap.size());
-    out += "\n# Bitmap Byte Values:\n";
-    for (uint8_t b : r.bitmap) {
-      char buf[8];
-      auto res = std::to_chars(buf, buf + sizeof buf, b, 16);
-      out += "0x";
-      out.append(buf, res.ptr);
-      out += '\n';
-    }
-    out += '\n';
-  }
-  size_t num_kinds = 0;
-  for (const auto& sites : r.value_sites) num_kinds += sites.empty() ? 0 : 1;
-  if (num_kinds == 0) {
-    out += '\n';
-    return;
-  }
-  static constexpr std::string_view kKindNames[] = {
-      "IPVK_IndirectCallTarget", "IPVK_MemOPSize", "IPVK_VTableTarget"};
-  out += "# Num Value Kinds:\n";
-  append_u64(out, num_kinds);
-  out += '\n';
-  for (size_t kind = 0; kind < instrprof::kNumValueKinds; ++kind) {
-    const auto& sites = r.value_sites[kind];
-    if (sites.empty()) continue;
-    out += "# ValueKind = ";
-    out += kKindNames[kind];
-    out += ":\n";
-    append_u64(out, kind);
-    out += "\n# NumValueSites:\n";
-    append_u64(out, sites.size());
-    out += '\n';
-    const bool is_name = kind != static_cast<size_t>(ValueKind::mem_op_size);
-    for (const auto& site : sites) {
-      append_u64(out, site.size());
-      out += '\n';
-      for (const auto& v : site) {
-        if (is_name) {
-          std::string_view name = names.find(v.value);
-          out += name.empty() ? std::string_view("** External Symbol **") : name;
-        } else {
-          append_u64(out, v.value);
-        }
-        out += ':';
-        append_u64(out, v.count);
-        out += '\n';
-      }
-    }
-  }
-  out += '\n';
-}
-
 void append_text_records(std::string& out, const Profile& profile, const ShowOptions& options) {
   // Only IR profiles get a marker; `show --text` writes no comment line and no other flag.
   if (profile.is_ir()) out += ":ir\n";
   if (!options.all_functions && options.function.empty()) return;
   NameTable names(profile);
+  // LLVM 22's text reader reuses one record while iterating and only assigns the bitmap
+  // when a record has one, so in `show` a record without a bitmap prints the bitmap of the
+  // last earlier record (shown or not) that had one. Reproduced for text inputs only; the
+  // raw and indexed readers reset it.
+  const std::vector<uint8_t>* stale_bitmap = nullptr;
+  const bool text_input = profile.format == instrprof::ProfileFormat::text;
+  Record with_stale_bitmap;
   for (const Record& r : profile.records) {
+    const std::vector<uint8_t>* bitmap_before = stale_bitmap;
+    if (text_input && !r.bitmap.empty()) stale_bitmap = &r.bitmap;
     if (profile.is_ir() && r.is_context_sensitive() != options.showcs) continue;
     if (!options.all_functions && r.name.find(options.function) == std::string::npos) continue;
-    append_text_record(out, r, names);
+    if (text_input && r.bitmap.empty() && bitmap_before != nullptr) {
+      with_stale_bitmap = r;
+      with_stale_bitmap.bitmap = *bitmap_before;
+      instrprof::append_text_record(out, with_stale_bitmap, names.resolver());
+    } else {
+      instrprof::append_text_record(out, r, names.resolver());
+    }
   }
 }
 

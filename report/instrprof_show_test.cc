@@ -343,6 +343,26 @@ TEST(InstrProfShow, FrontEndProfilesSplitTheFunctionCountAndPrintBitmaps) {
             "8\n3\n6\n5\n4\n2\n# Num Bitmap Bytes:\n$1\n# Bitmap Byte Values:\n0x1b\n\n\n");
 }
 
+// llvm-profdata-22 show --text --all-functions mcdc22.txt: LLVM's text reader leaves the
+// previous record's bitmap on a record that has none; raw and indexed readers do not.
+TEST(InstrProfShow, TextInputsCarryTheLastBitmapForward) {
+  Profile p;
+  p.format = ProfileFormat::text;
+  Record check = make_record("check", 703540593752ull, {8, 3, 6, 5, 4, 2});
+  check.bitmap = {0x1b};
+  p.records.push_back(check);
+  p.records.push_back(make_record("main", 74314840, {1, 8}));
+  ShowOptions o;
+  o.text = true;
+  o.function = "main";
+  const std::string main_block =
+      "main\n# Func Hash:\n74314840\n# Num Counters:\n2\n# Counter Values:\n1\n8\n";
+  EXPECT_EQ(show_instrprof(p, o),
+            main_block + "# Num Bitmap Bytes:\n$1\n# Bitmap Byte Values:\n0x1b\n\n\n");
+  p.format = ProfileFormat::indexed;
+  EXPECT_EQ(show_instrprof(p, o), main_block + "\n");
+}
+
 // llvm-profdata-22 show --temporal-profile-traces --binary-ids --profile-version --topn=2
 // on the -pgo-temporal-instrumentation build of simple.c: raw, indexed and text files.
 TEST(InstrProfShow, TrailerSectionsPerInputFormat) {

@@ -1,0 +1,154 @@
+// `profkit show`: prints an IR-PGO profile (raw, indexed or text) exactly as
+// `llvm-profdata-22 show` does for the same file and flags. Parses options into
+// report::ShowOptions, reads the file, and writes the printer's text once.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "format/instrprof/reader.h"
+#include "io/mapped_file.h"
+#include "io/output_file.h"
+#include "report/instrprof_show.h"
+#include "tools/profkit/command.h"
+
+namespace profkit::cli {
+namespace {
+
+struct ShowCommand {
+  report::ShowOptions options;
+  std::string input;
+  std::string output;        // empty: standard output
+  std::string show_format = "text";
+  bool json = false;
+  bool instr = false;        // --instr: the only profile kind we show here (the default)
+};
+
+// Accepts the single-dash spellings LLVM's option parser also takes (`-all-functions`,
+// `-topn=3`), which CLI11 leaves as extras. Values must be attached with '='.
+bool apply_single_dash(CLI::App& sub, const std::string& arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg[1] == '-') return false;
+  std::string_view body = std::string_view(arg).substr(1);
+  std::string_view name = body;
+  std::string_view value;
+  bool has_value = false;
+  if (size_t eq = body.find('='); eq != std::string_view::npos) {
+    name = body.substr(0, eq);
+    value = body.substr(eq + 1);
+    has_value = true;
+  }
+  CLI::Option* opt = sub.get_option_no_throw("--" + std::string(name));
+  if (opt == nullptr || opt->get_positional()) return false;
+  if (opt->get_expected_max() == 0) {  // a flag: LLVM also takes -flag=true/false
+    if (has_value && value != "true" && value != "1" && value != "false" && value != "0")
+      return false;
+    opt->add_result(has_value ? std::string(value) : std::string("true"));
+  } else {
+    if (!has_value) return false;
+    opt->add_result(std::string(value));
+  }
+  opt->run_callback();
+  return true;
+}
+
+int run_show(CLI::App& sub, ShowCommand& cmd) {
+  for (const std::string& extra : sub.remaining()) {
+    if (!apply_single_dash(sub, extra)) {
+      report_error("show: unknown option or extra argument '" + extra + "'");
+      return 1;
+    }
+  }
+  if (cmd.options.all_functions && !cmd.options.function.empty())
+    std::fputs("warning: -function argument ignored: showing all functions\n", stderr);
+  // LLVM 22 refuses structured output for instrumentation profiles before it reads the file.
+  if (cmd.json || cmd.show_format == "json") {
+    std::fputs("error: JSON output is not supported for instr profiles\n", stderr);
+    return 1;
+  }
+  if (cmd.show_format == "yaml") {
+    std::fputs("error: YAML output is not supported for instr profiles\n", stderr);
+    return 1;
+  }
+
+  auto file = MappedFile::open(cmd.input);
+  if (!file) {
+    report_error(cmd.input, file.error());
+    return 1;
+  }
+  auto profile = instrprof::read_profile(file->bytes());
+  if (!profile) {
+    report_error(cmd.input, profile.error());
+    return 1;
+  }
+  const std::string text = report::show_instrprof(*profile, cmd.options);
+
+  if (cmd.output.empty() || cmd.output == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      report_error("cannot write to standard output");
+      return 1;
+    }
+    return 0;
+  }
+  auto out = OutputFile::create(cmd.output);
+  if (!out) {
+    report_error(cmd.output, out.error());
+    return 1;
+  }
+  if (auto w = out->write(text); !w) {
+    report_error(cmd.output, w.error());
+    return 1;
+  }
+  if (auto c = out->commit(); !c) {
+    report_error(cmd.output, c.error());
+    return 1;
+  }
+  return 0;
+}
+
+void add_show_command(CLI::App& app, int& exit_status) {
+  auto cmd = std::make_shared<ShowCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "show", "Print an IR-PGO profile (raw, indexed or text) as llvm-profdata-22 show does");
+  report::ShowOptions& o = cmd->options;
+  sub->add_flag("--all-functions", o.all_functions, "Details for each and every function");
+  sub->add_flag("--counts", o.counts, "Show counter values for shown functions");
+  sub->add_option("--function", o.function,
+                  "Only functions whose name contains this string are shown");
+  sub->add_option("--topn", o.topn, "Show the N functions with the largest counts");
+  sub->add_flag("--detailed-summary", o.detailed_summary, "Show detailed profile summary");
+  sub->add_option("--detailed-summary-cutoffs", o.detailed_summary_cutoffs,
+                  "Cutoffs (parts per million) for the detailed summary, e.g. 800000,999999")
+      ->delimiter(',');
+  sub->add_flag("--ic-targets", o.ic_targets,
+                "Show indirect call site target values for shown functions");
+  sub->add_flag("--memop-sizes", o.memop_sizes,
+                "Show the profiled sizes of the memory intrinsic calls for shown functions");
+  sub->add_flag("--show-vtables", o.show_vtables, "Show vtable names for shown functions");
+  sub->add_flag("--text", o.text, "Show instr profile data in text dump format");
+  sub->add_flag("--binary-ids", o.binary_ids, "Show binary ids in the profile");
+  sub->add_flag("--covered", o.covered, "Show only the functions that have been executed");
+  sub->add_flag("--profile-version", o.profile_version, "Show profile version");
+  sub->add_option("--value-cutoff", o.value_cutoff,
+                  "Functions whose maximum count is below this value are not printed");
+  sub->add_flag("--list-below-cutoff", o.list_below_cutoff,
+                "Only list the functions whose maximum count is below --value-cutoff");
+  sub->add_flag("--showcs", o.showcs, "Show context-sensitive counts");
+  sub->add_flag("--temporal-profile-traces", o.temporal_profile_traces,
+                "Show temporal profile traces in the profile");
+  sub->add_flag("--instr", cmd->instr, "Instrumentation profile (the default)");
+  sub->add_flag("--json", cmd->json, "JSON output (not supported for instr profiles)");
+  sub->add_option("--show-format", cmd->show_format, "text (json and yaml are refused)")
+      ->check(CLI::IsMember({"text", "json", "yaml"}));
+  sub->add_option("-o,--output", cmd->output, "Output file (default: standard output)");
+  sub->add_option("FILE", cmd->input, "Profile to show (.profraw, .profdata or text)")
+      ->required();
+  sub->allow_extras();
+  sub->callback([sub, cmd, &exit_status] { exit_status = run_show(*sub, *cmd); });
+}
+
+CommandRegistration reg(30, &add_show_command);
+
+}  // namespace
+}  // namespace profkit::cli
