@@ -1,0 +1,312 @@
+// Access recording entry points: the memory-intrinsic replacements and callbacks that
+// instrumented code calls, the user-callable record functions, and the libc mem*/str*
+// replacements that count the accesses libc makes on the program's behalf (as
+// compiler-rt's interceptors do). Built with -fno-builtin so no loop here becomes a call
+// to the function it implements.
+#include <dlfcn.h>
+
+#include "runtime/abi.h"
+#include "runtime/rt.h"
+
+extern "C" {
+PROFKIT_ABI void* memcpy(void* dst, const void* src, size_t n);
+PROFKIT_ABI void* memmove(void* dst, const void* src, size_t n);
+PROFKIT_ABI void* memset(void* dst, int c, size_t n);
+PROFKIT_ABI int memcmp(const void* a, const void* b, size_t n);
+PROFKIT_ABI void* memchr(const void* s, int c, size_t n);
+PROFKIT_ABI size_t strlen(const char* s);
+PROFKIT_ABI size_t strnlen(const char* s, size_t n);
+PROFKIT_ABI char* strcpy(char* dst, const char* src);
+PROFKIT_ABI char* strncpy(char* dst, const char* src, size_t n);
+PROFKIT_ABI char* strcat(char* dst, const char* src);
+PROFKIT_ABI char* strncat(char* dst, const char* src, size_t n);
+PROFKIT_ABI int strcmp(const char* a, const char* b);
+PROFKIT_ABI int strncmp(const char* a, const char* b, size_t n);
+PROFKIT_ABI char* strchr(const char* s, int c);
+PROFKIT_ABI char* strrchr(const char* s, int c);
+}
+
+namespace profkit::rt {
+namespace {
+
+struct LibcFunctions {
+  void* (*memcpy)(void*, const void*, size_t);
+  void* (*memmove)(void*, const void*, size_t);
+  void* (*memset)(void*, int, size_t);
+  int (*memcmp)(const void*, const void*, size_t);
+  void* (*memchr)(const void*, int, size_t);
+  size_t (*strlen)(const char*);
+};
+LibcFunctions g_libc;
+std::atomic<int> g_libc_state{0};  // 0 = unresolved, 1 = resolving, 2 = resolved
+
+// Resolves libc's implementations on first use. dlsym may allocate; our allocator never
+// needs dlsym, so there is nothing to bootstrap. Until resolved, byte loops stand in.
+PROFKIT_RT_NOINLINE void resolve_libc() {
+  int expected = 0;
+  if (tls_in_runtime != 0 || !g_libc_state.compare_exchange_strong(expected, 1)) return;
+  RuntimeScope scope;
+  LibcFunctions f{};
+  f.memcpy = reinterpret_cast<decltype(f.memcpy)>(dlsym(RTLD_NEXT, "memcpy"));
+  f.memmove = reinterpret_cast<decltype(f.memmove)>(dlsym(RTLD_NEXT, "memmove"));
+  f.memset = reinterpret_cast<decltype(f.memset)>(dlsym(RTLD_NEXT, "memset"));
+  f.memcmp = reinterpret_cast<decltype(f.memcmp)>(dlsym(RTLD_NEXT, "memcmp"));
+  f.memchr = reinterpret_cast<decltype(f.memchr)>(dlsym(RTLD_NEXT, "memchr"));
+  f.strlen = reinterpret_cast<decltype(f.strlen)>(dlsym(RTLD_NEXT, "strlen"));
+  if (!f.memcpy || !f.memmove || !f.memset || !f.memcmp || !f.memchr || !f.strlen) {
+    g_libc_state.store(0);  // try again later; fall back meanwhile
+    return;
+  }
+  g_libc = f;
+  g_libc_state.store(2, std::memory_order_release);
+}
+
+inline const LibcFunctions* libc() {
+  if (PROFKIT_RT_LIKELY(g_libc_state.load(std::memory_order_acquire) == 2)) return &g_libc;
+  resolve_libc();
+  return g_libc_state.load(std::memory_order_acquire) == 2 ? &g_libc : nullptr;
+}
+
+void* copy_bytes(void* dst, const void* src, size_t n) {
+  auto* d = static_cast<unsigned char*>(dst);
+  auto* s = static_cast<const unsigned char*>(src);
+  if (d < s || d >= s + n) {
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+  } else {
+    for (size_t i = n; i > 0; --i) d[i - 1] = s[i - 1];
+  }
+  return dst;
+}
+
+void* real_memcpy(void* d, const void* s, size_t n) {
+  const LibcFunctions* f = libc();
+  return f ? f->memcpy(d, s, n) : copy_bytes(d, s, n);
+}
+void* real_memmove(void* d, const void* s, size_t n) {
+  const LibcFunctions* f = libc();
+  return f ? f->memmove(d, s, n) : copy_bytes(d, s, n);
+}
+void* real_memset(void* d, int c, size_t n) {
+  const LibcFunctions* f = libc();
+  if (f) return f->memset(d, c, n);
+  auto* p = static_cast<unsigned char*>(d);
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(c);
+  return d;
+}
+size_t real_strlen(const char* s) {
+  const LibcFunctions* f = libc();
+  if (f) return f->strlen(s);
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+size_t bounded_strlen(const char* s, size_t limit) {
+  const LibcFunctions* f = libc();
+  if (f) {
+    const void* z = f->memchr(s, 0, limit);
+    return z ? static_cast<size_t>(static_cast<const char*>(z) - s) : limit;
+  }
+  size_t n = 0;
+  while (n < limit && s[n]) ++n;
+  return n;
+}
+
+// Accesses made by libc for the program are counted only in instrumented programs, after
+// start-up, and never for the runtime's own calls.
+inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
+inline void count(const void* p, size_t n) {
+  if (n) record_range(reinterpret_cast<uintptr_t>(p), n);
+}
+inline bool shadow_ready() { return __memprof_shadow_memory_dynamic_address != 0; }
+
+}  // namespace
+}  // namespace profkit::rt
+
+using namespace profkit::rt;
+
+// ---- called by instrumented code -----------------------------------------------------
+void* __memprof_memcpy(void* dst, const void* src, uintptr_t size) {
+  if (shadow_ready()) {
+    count(src, size);
+    count(dst, size);
+  }
+  return real_memcpy(dst, src, size);
+}
+void* __memprof_memmove(void* dst, const void* src, uintptr_t size) {
+  if (shadow_ready()) {
+    count(src, size);
+    count(dst, size);
+  }
+  return real_memmove(dst, src, size);
+}
+void* __memprof_memset(void* dst, int value, uintptr_t size) {
+  if (shadow_ready()) count(dst, size);
+  return real_memset(dst, value, size);
+}
+
+void __memprof_record_access(const volatile void* addr) {
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  if (g.histogram && !g.compat) {
+    uint8_t* c = shadow8(a);
+    if (*c != 0xFF) ++*c;
+  } else {
+    ++*shadow64(a);
+  }
+}
+void __memprof_record_access_range(const volatile void* addr, uintptr_t size) {
+  record_range(reinterpret_cast<uintptr_t>(addr), size);
+}
+void __memprof_record_access_hist(const volatile void* addr) {
+  uint8_t* c = shadow8(reinterpret_cast<uintptr_t>(addr));
+  if (*c != 0xFF) ++*c;
+}
+void __memprof_record_access_range_hist(const volatile void* addr, uintptr_t size) {
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  for (uintptr_t p = a; p < a + size; p += 8) __memprof_record_access_hist(reinterpret_cast<void*>(p));
+}
+void __memprof_load(uintptr_t addr) { ++*shadow64(addr); }
+void __memprof_store(uintptr_t addr) { ++*shadow64(addr); }
+void __memprof_hist_load(uintptr_t addr) { __memprof_record_access_hist(reinterpret_cast<void*>(addr)); }
+void __memprof_hist_store(uintptr_t addr) { __memprof_record_access_hist(reinterpret_cast<void*>(addr)); }
+void __memprof_loadN(uintptr_t addr, uintptr_t size) { record_range(addr, size); }
+void __memprof_storeN(uintptr_t addr, uintptr_t size) { record_range(addr, size); }
+
+// ---- libc replacements -----------------------------------------------------------------
+void* memcpy(void* dst, const void* src, size_t n) {
+  if (counting()) {
+    count(src, n);
+    count(dst, n);
+  }
+  return real_memcpy(dst, src, n);
+}
+void* memmove(void* dst, const void* src, size_t n) {
+  if (counting()) {
+    count(src, n);
+    count(dst, n);
+  }
+  return real_memmove(dst, src, n);
+}
+void* memset(void* dst, int c, size_t n) {
+  if (counting()) count(dst, n);
+  return real_memset(dst, c, n);
+}
+int memcmp(const void* a, const void* b, size_t n) {
+  if (counting()) {
+    count(a, n);
+    count(b, n);
+  }
+  const LibcFunctions* f = libc();
+  if (f) return f->memcmp(a, b, n);
+  auto* x = static_cast<const unsigned char*>(a);
+  auto* y = static_cast<const unsigned char*>(b);
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
+}
+void* memchr(const void* s, int c, size_t n) {
+  const LibcFunctions* f = libc();
+  void* r;
+  if (f) {
+    r = f->memchr(s, c, n);
+  } else {
+    r = nullptr;
+    auto* p = static_cast<const unsigned char*>(s);
+    for (size_t i = 0; i < n; ++i)
+      if (p[i] == static_cast<unsigned char>(c)) {
+        r = const_cast<unsigned char*>(p + i);
+        break;
+      }
+  }
+  if (counting()) count(s, r ? static_cast<size_t>(static_cast<char*>(r) - static_cast<const char*>(s)) + 1 : n);
+  return r;
+}
+size_t strlen(const char* s) {
+  const size_t n = real_strlen(s);
+  if (counting()) count(s, n + 1);
+  return n;
+}
+size_t strnlen(const char* s, size_t limit) {
+  const size_t n = bounded_strlen(s, limit);
+  if (counting()) count(s, n < limit ? n + 1 : n);
+  return n;
+}
+char* strcpy(char* dst, const char* src) {
+  const size_t n = real_strlen(src) + 1;
+  if (counting()) {
+    count(src, n);
+    count(dst, n);
+  }
+  real_memcpy(dst, src, n);
+  return dst;
+}
+char* strncpy(char* dst, const char* src, size_t n) {
+  const size_t len = bounded_strlen(src, n);
+  if (counting()) {
+    count(src, len < n ? len + 1 : n);
+    count(dst, n);
+  }
+  real_memcpy(dst, src, len);
+  if (len < n) real_memset(dst + len, 0, n - len);
+  return dst;
+}
+char* strcat(char* dst, const char* src) {
+  const size_t d = real_strlen(dst), s = real_strlen(src) + 1;
+  if (counting()) {
+    count(dst, d + 1);
+    count(src, s);
+    count(dst + d, s);
+  }
+  real_memcpy(dst + d, src, s);
+  return dst;
+}
+char* strncat(char* dst, const char* src, size_t n) {
+  const size_t d = real_strlen(dst), s = bounded_strlen(src, n);
+  if (counting()) {
+    count(dst, d + 1);
+    count(src, s < n ? s + 1 : s);
+    count(dst + d, s + 1);
+  }
+  real_memcpy(dst + d, src, s);
+  dst[d + s] = '\0';
+  return dst;
+}
+int strcmp(const char* a, const char* b) {
+  size_t i = 0;
+  while (a[i] && a[i] == b[i]) ++i;
+  if (counting()) {
+    count(a, i + 1);
+    count(b, i + 1);
+  }
+  const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+int strncmp(const char* a, const char* b, size_t n) {
+  size_t i = 0;
+  while (i < n && a[i] && a[i] == b[i]) ++i;
+  if (counting()) {
+    const size_t k = i < n ? i + 1 : n;
+    count(a, k);
+    count(b, k);
+  }
+  if (i == n) return 0;
+  const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+char* strchr(const char* s, int c) {
+  size_t i = 0;
+  const char ch = static_cast<char>(c);
+  while (s[i] != ch && s[i] != '\0') ++i;
+  if (counting()) count(s, i + 1);
+  return s[i] == ch ? const_cast<char*>(s + i) : nullptr;
+}
+char* strrchr(const char* s, int c) {
+  const char ch = static_cast<char>(c);
+  const char* found = nullptr;
+  size_t i = 0;
+  for (;; ++i) {
+    if (s[i] == ch) found = s + i;
+    if (s[i] == '\0') break;
+  }
+  if (counting()) count(s, i + 1);
+  return const_cast<char*>(found);
+}

@@ -1,0 +1,385 @@
+// Allocation entry points (malloc family, operator new/delete) and per-thread state.
+// Every block gets a 32-byte header and a 64-byte aligned user pointer; glibc's allocator
+// provides the memory underneath (docs/runtime.md explains the choice).
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime/abi.h"
+#include "runtime/rt.h"
+
+extern "C" void abort(void) noexcept;
+
+namespace profkit::rt {
+
+__thread ThreadState* tls_state PROFKIT_RT_TLS = nullptr;
+__thread int tls_in_runtime PROFKIT_RT_TLS = 0;
+
+namespace {
+ThreadState* g_threads[kMaxThreads];
+std::atomic<uint32_t> g_thread_count{0};
+SpinLock g_registry_lock;
+pthread_key_t g_thread_key;
+std::atomic<bool> g_key_ready{false};
+
+void thread_exit(void* arg) {
+  auto* state = static_cast<ThreadState*>(arg);
+  if (tls_state == state) tls_state = nullptr;
+  state->alive.store(0, std::memory_order_release);  // may be adopted by a new thread
+}
+
+ThreadState* new_thread_state(uint32_t index) {
+  auto* state = static_cast<ThreadState*>(arena_alloc(sizeof(ThreadState)));
+  if (state == nullptr) return nullptr;
+  void* slots = mmap(nullptr, size_t{kMaxSlots} * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (slots == MAP_FAILED) return nullptr;
+  state->slots = static_cast<uintptr_t*>(slots);
+  state->index = index;
+  return state;
+}
+}  // namespace
+
+ThreadState* thread_state_at(uint32_t index) { return g_threads[index]; }
+uint32_t thread_state_count() { return g_thread_count.load(std::memory_order_acquire); }
+
+ThreadState* thread_state_slow() {
+  RuntimeScope scope;
+  ThreadState* state = nullptr;
+  g_registry_lock.lock();
+  const uint32_t count = g_thread_count.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t dead = 0;
+    if (g_threads[i]->alive.compare_exchange_strong(dead, 1)) {
+      state = g_threads[i];
+      break;
+    }
+  }
+  if (state == nullptr && count < kMaxThreads) {
+    state = new_thread_state(count);
+    if (state != nullptr) {
+      state->alive.store(1);
+      g_threads[count] = state;
+      g_thread_count.store(count + 1, std::memory_order_release);
+    }
+  }
+  g_registry_lock.unlock();
+  if (state == nullptr) return nullptr;
+  register_thread_stack(state);
+  tls_state = state;
+  if (!g_key_ready.load(std::memory_order_acquire)) {
+    g_registry_lock.lock();
+    if (!g_key_ready.load(std::memory_order_relaxed)) {
+      pthread_key_create(&g_thread_key, thread_exit);
+      g_key_ready.store(true, std::memory_order_release);
+    }
+    g_registry_lock.unlock();
+  }
+  pthread_setspecific(g_thread_key, state);
+  return state;
+}
+
+// ---- fork ----------------------------------------------------------------------------
+// Takes every lock so the child starts with consistent tables; lock order everywhere is
+// dump lock -> registry lock -> thread locks -> arena lock.
+void fork_prepare() {
+  dump_lock_for_fork();
+  g_registry_lock.lock();
+  const uint32_t count = thread_state_count();
+  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.lock();
+  arena_lock_for_fork();
+}
+
+void fork_parent() {
+  arena_unlock_after_fork(false);
+  const uint32_t count = thread_state_count();
+  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.unlock();
+  g_registry_lock.unlock();
+  dump_unlock_after_fork(false);
+}
+
+void fork_child() {
+  arena_unlock_after_fork(true);
+  const uint32_t count = thread_state_count();
+  for (uint32_t i = 0; i < count; ++i) {
+    g_threads[i]->lock.reset();
+    // Only the forking thread exists in the child; the others' states become adoptable.
+    if (g_threads[i] != tls_state) g_threads[i]->alive.store(0);
+  }
+  g_registry_lock.reset();
+  dump_unlock_after_fork(true);
+  after_fork_child_tables();
+}
+
+namespace {
+
+PROFKIT_RT_NOINLINE void* allocation_failed() {
+  errno = ENOMEM;
+  return nullptr;
+}
+
+// Records a new block: stack, time, cpu, a cleared shadow and a live slot.
+// Kept out of line so the untracked path stays small.
+PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t caller_return,
+                               uintptr_t caller_frame) {
+  RuntimeScope scope;
+  ThreadState* state = current_thread_state();
+  if (state == nullptr) return;
+  header->context_id = capture_stack(caller_return, caller_frame);
+  header->cpu = current_cpu();
+  header->timestamp_ms = now_ms();
+  header->owner = state->index;
+  if (g.instrumented || g.histogram) clear_shadow(user, header->size);
+  state->lock.lock();
+  uint32_t slot;
+  if (state->free_slot != 0) {
+    slot = state->free_slot - 1;
+    state->free_slot = static_cast<uint32_t>(state->slots[slot] >> 1);
+  } else if (state->slots_used < kMaxSlots) {
+    slot = state->slots_used++;
+  } else {
+    state->lock.unlock();
+    header->context_id = 0;  // table full: the block stays untracked
+    return;
+  }
+  header->slot = slot;
+  state->slots[slot] = reinterpret_cast<uintptr_t>(header);
+  ++state->live_count;
+  ++state->allocs;
+  state->lock.unlock();
+}
+
+inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t caller_return,
+                      uintptr_t caller_frame) {
+  if (size == 0) size = 1;
+  if (alignment < kChunkAlignment) alignment = kChunkAlignment;
+  // glibc returns 16-byte aligned blocks, so the aligned user pointer with its header in
+  // front needs at most header + alignment - 16 extra bytes.
+  const uint64_t extra = sizeof(ChunkHeader) + alignment - 16;
+  if (PROFKIT_RT_UNLIKELY(size > g.max_size || alignment > (uint64_t{1} << 34)))
+    return allocation_failed();
+  void* raw = zero ? __libc_calloc(1, size + extra) : __libc_malloc(size + extra);
+  if (PROFKIT_RT_UNLIKELY(raw == nullptr)) return allocation_failed();
+  const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t user = (base + sizeof(ChunkHeader) + alignment - 1) & ~(alignment - 1);
+  ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
+  header->size = size;
+  header->context_id = 0;
+  header->base_offset = static_cast<uint32_t>((user - base) >> 4);
+  if (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0)
+    track(header, user, caller_return, caller_frame);
+  else if (PROFKIT_RT_UNLIKELY(g.init_state.load(std::memory_order_relaxed) != 2) &&
+           tls_in_runtime == 0 && ensure_init() && g.tracking.load(std::memory_order_relaxed))
+    track(header, user, caller_return, caller_frame);
+  return reinterpret_cast<void*>(user);
+}
+
+PROFKIT_RT_NOINLINE void untrack(ChunkHeader* header, uintptr_t user) {
+  RuntimeScope scope;
+  const uint32_t ts = now_ms();
+  const uint32_t cpu = current_cpu();
+  ThreadState* owner = thread_state_at(header->owner);
+  ThreadState* self = g.tracking.load(std::memory_order_relaxed) ? current_thread_state() : nullptr;
+  owner->lock.lock();
+  owner->slots[header->slot] = (uintptr_t{owner->free_slot} << 1) | 1;
+  owner->free_slot = header->slot + 1;
+  --owner->live_count;
+  if (self == owner) {
+    record_block(&self->mibs, header, user, ts, cpu);
+    ++self->frees;
+    owner->lock.unlock();
+    return;
+  }
+  owner->lock.unlock();
+  if (self == nullptr) return;
+  self->lock.lock();
+  record_block(&self->mibs, header, user, ts, cpu);
+  ++self->frees;
+  self->lock.unlock();
+}
+
+inline void deallocate(void* p) {
+  if (p == nullptr) return;
+  ChunkHeader* header = header_of(p);
+  const uintptr_t user = reinterpret_cast<uintptr_t>(p);
+  if (header->context_id != 0) untrack(header, user);
+  __libc_free(reinterpret_cast<void*>(user - (uintptr_t{header->base_offset} << 4)));
+}
+
+inline bool is_power_of_two(uintptr_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+char* duplicate(const char* s, uint64_t limit, bool bounded, uintptr_t ret, uintptr_t frame) {
+  uint64_t n = 0;
+  while ((!bounded || n < limit) && s[n]) ++n;
+  if (g.count_libc_accesses && tls_in_runtime == 0) record_range(reinterpret_cast<uintptr_t>(s), n + (bounded && n == limit ? 0 : 1));
+  char* p = static_cast<char*>(allocate(n + 1, kChunkAlignment, false, ret, frame));
+  if (p == nullptr) return nullptr;
+  RuntimeScope scope;  // the copy may become a memcpy call; it is not the program's access
+  for (uint64_t i = 0; i < n; ++i) p[i] = s[i];
+  p[n] = '\0';
+  return p;
+}
+
+}  // namespace
+
+size_t live_block_size(const void* p) { return p == nullptr ? 0 : header_of(p)->size; }
+
+}  // namespace profkit::rt
+
+using namespace profkit::rt;
+
+#define PROFKIT_CALLER                                             \
+  reinterpret_cast<uintptr_t>(__builtin_return_address(0)),        \
+      reinterpret_cast<uintptr_t>(__builtin_frame_address(0))
+
+void* malloc(size_t size) noexcept { return allocate(size, kChunkAlignment, false, PROFKIT_CALLER); }
+void free(void* p) noexcept { deallocate(p); }
+void cfree(void* p) noexcept { deallocate(p); }
+
+void* calloc(size_t count, size_t size) noexcept {
+  size_t total;
+  if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
+  return allocate(total, kChunkAlignment, true, PROFKIT_CALLER);
+}
+
+namespace {
+void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
+  if (p == nullptr) return allocate(size, kChunkAlignment, false, ret, frame);
+  if (size == 0 && g.options.allocator_frees_and_returns_null_on_realloc_zero.value) {
+    deallocate(p);
+    return nullptr;
+  }
+  void* q = allocate(size, kChunkAlignment, false, ret, frame);
+  if (q == nullptr) return nullptr;
+  const uint64_t old_size = header_of(p)->size;
+  {
+    RuntimeScope scope;  // the copy is the runtime's, not the program's: not counted
+    __builtin_memcpy(q, p, old_size < size ? old_size : size);
+  }
+  deallocate(p);
+  return q;
+}
+}  // namespace
+
+void* realloc(void* p, size_t size) noexcept { return reallocate(p, size, PROFKIT_CALLER); }
+
+void* reallocarray(void* p, size_t count, size_t size) noexcept {
+  size_t total;
+  if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
+  return reallocate(p, total, PROFKIT_CALLER);
+}
+
+namespace {
+inline uintptr_t round_alignment(uintptr_t alignment) {
+  if (is_power_of_two(alignment)) return alignment;
+  uintptr_t a = 1;
+  while (a < alignment) a <<= 1;
+  return a;
+}
+}  // namespace
+
+void* memalign(size_t alignment, size_t size) noexcept {
+  return allocate(size, round_alignment(alignment), false, PROFKIT_CALLER);
+}
+void* __libc_memalign(size_t alignment, size_t size) noexcept {
+  return allocate(size, round_alignment(alignment), false, PROFKIT_CALLER);
+}
+void* aligned_alloc(size_t alignment, size_t size) noexcept {
+  if (!is_power_of_two(alignment)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return allocate(size, alignment, false, PROFKIT_CALLER);
+}
+int posix_memalign(void** out, size_t alignment, size_t size) noexcept {
+  if (!is_power_of_two(alignment) || alignment % sizeof(void*) != 0) return EINVAL;
+  void* p = allocate(size, alignment, false, PROFKIT_CALLER);
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+void* valloc(size_t size) noexcept {
+  return allocate(size, static_cast<uintptr_t>(getpagesize()), false, PROFKIT_CALLER);
+}
+void* pvalloc(size_t size) noexcept {
+  const size_t page = static_cast<size_t>(getpagesize());
+  size = size == 0 ? page : (size + page - 1) & ~(page - 1);
+  return allocate(size, page, false, PROFKIT_CALLER);
+}
+size_t malloc_usable_size(void* p) noexcept { return live_block_size(p); }
+
+char* strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
+char* __strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
+char* strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
+char* __strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
+
+size_t __sanitizer_get_allocated_size(const volatile void* p) {
+  return live_block_size(const_cast<const void*>(p));
+}
+int __sanitizer_get_ownership(const volatile void* p) { return p != nullptr; }
+
+// ---- operator new / delete -----------------------------------------------------------
+// Defined by their mangled names so no C++ library header is needed; the runtime is built
+// without exceptions, so failures go through libstdc++'s own thrower when it is loaded.
+extern "C" __attribute__((weak)) void* _ZSt15get_new_handlerv();   // std::get_new_handler
+extern "C" __attribute__((weak, noreturn)) void _ZSt17__throw_bad_allocv();  // std::__throw_bad_alloc
+
+namespace {
+PROFKIT_RT_NOINLINE void* new_failed(size_t size, uintptr_t alignment, bool nothrow,
+                                     uintptr_t ret, uintptr_t frame) {
+  for (;;) {
+    using Handler = void (*)();
+    Handler handler = _ZSt15get_new_handlerv != nullptr
+                          ? reinterpret_cast<Handler>(_ZSt15get_new_handlerv())
+                          : nullptr;
+    if (handler == nullptr) break;
+    handler();
+    if (void* p = allocate(size, alignment, false, ret, frame)) return p;
+  }
+  if (nothrow) return nullptr;
+  if (_ZSt17__throw_bad_allocv != nullptr) _ZSt17__throw_bad_allocv();
+  LineWriter().str("profkit-memprof: error: operator new: out of memory").flush_to(2);
+  abort();
+}
+
+inline void* new_impl(size_t size, uintptr_t alignment, bool nothrow, uintptr_t ret,
+                      uintptr_t frame) {
+  void* p = allocate(size, alignment, false, ret, frame);
+  if (PROFKIT_RT_UNLIKELY(p == nullptr)) return new_failed(size, alignment, nothrow, ret, frame);
+  return p;
+}
+}  // namespace
+
+#define PROFKIT_NEW(name, ...) PROFKIT_ABI void* name(__VA_ARGS__)
+#define PROFKIT_DELETE(name, ...) \
+  PROFKIT_ABI void name(__VA_ARGS__) noexcept { deallocate(p); }
+
+PROFKIT_NEW(_Znwm, size_t n) { return new_impl(n, 0, false, PROFKIT_CALLER); }
+PROFKIT_NEW(_Znam, size_t n) { return new_impl(n, 0, false, PROFKIT_CALLER); }
+PROFKIT_NEW(_ZnwmRKSt9nothrow_t, size_t n, const void*) noexcept {
+  return new_impl(n, 0, true, PROFKIT_CALLER);
+}
+PROFKIT_NEW(_ZnamRKSt9nothrow_t, size_t n, const void*) noexcept {
+  return new_impl(n, 0, true, PROFKIT_CALLER);
+}
+PROFKIT_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
+PROFKIT_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
+PROFKIT_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
+  return new_impl(n, a, true, PROFKIT_CALLER);
+}
+PROFKIT_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
+  return new_impl(n, a, true, PROFKIT_CALLER);
+}
+PROFKIT_DELETE(_ZdlPv, void* p)
+PROFKIT_DELETE(_ZdaPv, void* p)
+PROFKIT_DELETE(_ZdlPvRKSt9nothrow_t, void* p, const void*)
+PROFKIT_DELETE(_ZdaPvRKSt9nothrow_t, void* p, const void*)
+PROFKIT_DELETE(_ZdlPvm, void* p, size_t)
+PROFKIT_DELETE(_ZdaPvm, void* p, size_t)
+PROFKIT_DELETE(_ZdlPvSt11align_val_t, void* p, size_t)
+PROFKIT_DELETE(_ZdaPvSt11align_val_t, void* p, size_t)
+PROFKIT_DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, void* p, size_t, const void*)
+PROFKIT_DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, void* p, size_t, const void*)
+PROFKIT_DELETE(_ZdlPvmSt11align_val_t, void* p, size_t, size_t)
+PROFKIT_DELETE(_ZdaPvmSt11align_val_t, void* p, size_t, size_t)

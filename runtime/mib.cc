@@ -1,0 +1,264 @@
+// Shadow clearing and reading, and the MemInfoBlock of one allocation and its merge into a
+// per-context table (spec A.6-A.8). Default mode counts exactly the block's own granules;
+// llvm_compat reproduces compiler-rt's arithmetic (see docs/runtime.md).
+#include <sys/mman.h>
+
+#include "runtime/rt.h"
+
+namespace profkit::rt {
+namespace {
+
+constexpr uint64_t kMadviseThreshold = 1 << 16;  // shadow bytes; larger ranges use madvise
+
+void zero_shadow_bytes(uintptr_t begin, uintptr_t end) {
+  if (end <= begin) return;
+  if (end - begin >= kMadviseThreshold) {
+    const uintptr_t page_begin = (begin + 4095) & ~uintptr_t{4095};
+    const uintptr_t page_end = end & ~uintptr_t{4095};
+    __builtin_memset(reinterpret_cast<void*>(begin), 0, page_begin - begin);
+    madvise(reinterpret_cast<void*>(page_begin), page_end - page_begin, MADV_DONTNEED);
+    __builtin_memset(reinterpret_cast<void*>(page_end), 0, end - page_end);
+    return;
+  }
+  __builtin_memset(reinterpret_cast<void*>(begin), 0, end - begin);
+}
+
+inline uint32_t clamp32(uint64_t v) { return v > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(v); }
+
+MemInfoBlock single_block(uint64_t size, uint64_t count, uint32_t alloc_ts, uint32_t dealloc_ts,
+                          uint32_t alloc_cpu, uint32_t dealloc_cpu) {
+  MemInfoBlock m;
+  // compiler-rt passes the size as u32 (A.7.2); the default keeps the full size in the
+  // u64 TotalSize and saturates the u32 fields.
+  const uint64_t n = g.compat ? static_cast<uint32_t>(size) : size;
+  m.AllocCount = 1;
+  m.TotalAccessCount = m.MinAccessCount = m.MaxAccessCount = count;
+  m.TotalSize = n;
+  m.MinSize = m.MaxSize = g.compat ? static_cast<uint32_t>(n) : clamp32(n);
+  m.AllocTimestamp = alloc_ts;
+  m.DeallocTimestamp = dealloc_ts;
+  const uint32_t lifetime = dealloc_ts - alloc_ts;
+  m.TotalLifetime = m.MinLifetime = m.MaxLifetime = lifetime;
+  m.AllocCpuId = alloc_cpu;
+  m.DeallocCpuId = dealloc_cpu;
+  m.NumMigratedCpu = alloc_cpu != dealloc_cpu;
+  const uint64_t density = n ? count * 100 / n : 0;
+  m.TotalAccessDensity = density;
+  m.MinAccessDensity = m.MaxAccessDensity = static_cast<uint32_t>(density);
+  const uint64_t lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+  m.TotalLifetimeAccessDensity = lifetime_density;
+  m.MinLifetimeAccessDensity = m.MaxLifetimeAccessDensity = static_cast<uint32_t>(lifetime_density);
+  return m;
+}
+
+template <class T>
+inline void take_min(T& a, T b) { if (b < a) a = b; }
+template <class T>
+inline void take_max(T& a, T b) { if (b > a) a = b; }
+
+// The fields every merge treats the same way.
+void merge_common(MemInfoBlock& m, const MemInfoBlock& n) {
+  m.AllocCount += n.AllocCount;
+  m.TotalAccessCount += n.TotalAccessCount;
+  take_min(m.MinAccessCount, n.MinAccessCount);
+  take_max(m.MaxAccessCount, n.MaxAccessCount);
+  m.TotalSize += n.TotalSize;
+  take_min(m.MinSize, n.MinSize);
+  take_max(m.MaxSize, n.MaxSize);
+  m.TotalLifetime += n.TotalLifetime;
+  take_min(m.MinLifetime, n.MinLifetime);
+  take_max(m.MaxLifetime, n.MaxLifetime);
+  m.TotalAccessDensity += n.TotalAccessDensity;
+  take_min(m.MinAccessDensity, n.MinAccessDensity);
+  take_max(m.MaxAccessDensity, n.MaxAccessDensity);
+  m.TotalLifetimeAccessDensity += n.TotalLifetimeAccessDensity;
+  take_min(m.MinLifetimeAccessDensity, n.MinLifetimeAccessDensity);
+  take_max(m.MaxLifetimeAccessDensity, n.MaxLifetimeAccessDensity);
+}
+
+// Grows `m`'s histogram to at least `size` entries (arena memory).
+void ensure_histogram(MemInfoBlock& m, uint32_t size) {
+  if (m.AccessHistogramSize >= size) return;
+  auto* fresh = static_cast<uint64_t*>(arena_alloc(sizeof(uint64_t) * size));
+  if (fresh == nullptr) return;
+  auto* old = reinterpret_cast<uint64_t*>(m.AccessHistogram);
+  for (uint32_t i = 0; i < m.AccessHistogramSize; ++i) fresh[i] = old[i];
+  if (old) arena_free(old, sizeof(uint64_t) * m.AccessHistogramSize);
+  m.AccessHistogram = reinterpret_cast<uint64_t>(fresh);
+  m.AccessHistogramSize = size;
+}
+
+void grow(MibTable* table) {
+  const uint32_t capacity = table->capacity ? table->capacity * 2 : 64;
+  auto* entries = static_cast<MibEntry*>(arena_alloc(sizeof(MibEntry) * capacity));
+  if (entries == nullptr) return;
+  for (uint32_t i = 0; i < table->capacity; ++i) {
+    const MibEntry& e = table->entries[i];
+    if (e.context_id == 0) continue;
+    uint32_t j = (e.context_id * 2654435761u) & (capacity - 1);
+    while (entries[j].context_id != 0) j = (j + 1) & (capacity - 1);
+    entries[j] = e;
+  }
+  arena_free(table->entries, sizeof(MibEntry) * table->capacity);
+  table->entries = entries;
+  table->capacity = capacity;
+}
+
+}  // namespace
+
+void clear_shadow(uintptr_t p, uint64_t size) {
+  const uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  if (g.compat) {
+    // compiler-rt (A.6): nothing for 1..7 bytes; in normal mode the end is computed at
+    // byte resolution, so only the low byte of the last granule's counter is cleared.
+    const uint64_t rounded = size & ~uint64_t{7};
+    if (rounded == 0) return;
+    if (g.histogram)
+      zero_shadow_bytes(reinterpret_cast<uintptr_t>(shadow8(p)),
+                        reinterpret_cast<uintptr_t>(shadow8(p + rounded)));
+    else
+      zero_shadow_bytes(reinterpret_cast<uintptr_t>(shadow64(p)),
+                        reinterpret_cast<uintptr_t>(shadow64(p + rounded - 8)) + 1);
+    return;
+  }
+  // Every 64-byte granule the block covers belongs to it alone (64-byte alignment); clear
+  // them whole, which also clears their eight histogram bytes.
+  (void)base;
+  zero_shadow_bytes(reinterpret_cast<uintptr_t>(shadow64(p)),
+                    reinterpret_cast<uintptr_t>(shadow64(p + size - 1)) + 8);
+}
+
+uint64_t access_count(uintptr_t p, uint64_t size) {
+  // compiler-rt includes the granule holding the byte one past the end (A.7.2).
+  const uintptr_t last = g.compat ? p + size : p + size - 1;
+  uint64_t total = 0;
+  if (g.histogram) {
+    for (uintptr_t a = p & ~uintptr_t{7}; a <= last; a += 8) total += *shadow8(a);
+  } else {
+    for (uintptr_t a = p & ~uintptr_t{63}; a <= last; a += 64) total += *shadow64(a);
+  }
+  return total;
+}
+
+void record_range(uintptr_t addr, uint64_t size) {
+  const uintptr_t end = addr + size;
+  if (g.histogram && !g.compat) {
+    // One access per 8 bytes, in the histogram layout (compiler-rt uses the u64 layout
+    // here even in histogram mode, corrupting histograms: A.7.4).
+    for (uintptr_t a = addr; a < end; a += 8) {
+      uint8_t* c = shadow8(a);
+      if (*c != 0xFF) ++*c;
+    }
+    return;
+  }
+  uintptr_t a = addr;
+  while (a < end) {
+    const uintptr_t granule_end = (a | 63) + 1;
+    const uintptr_t limit = granule_end < end ? granule_end : end;
+    const uint64_t steps = (limit - a + 7) / 8;
+    *shadow64(a) += steps;
+    a += steps * 8;
+  }
+}
+
+MibEntry* table_find_or_insert(MibTable* table, uint32_t context_id, bool* inserted) {
+  if ((table->size + 1) * 2 > table->capacity) grow(table);
+  if (table->capacity == 0) return nullptr;
+  uint32_t j = (context_id * 2654435761u) & (table->capacity - 1);
+  while (table->entries[j].context_id != 0) {
+    if (table->entries[j].context_id == context_id) {
+      *inserted = false;
+      return &table->entries[j];
+    }
+    j = (j + 1) & (table->capacity - 1);
+  }
+  MibEntry* e = &table->entries[j];
+  e->context_id = context_id;
+  e->mib = MemInfoBlock{};
+  ++table->size;
+  *inserted = true;
+  return e;
+}
+
+void record_block(MibTable* table, const ChunkHeader* header, uintptr_t user, uint32_t dealloc_ts,
+                  uint32_t dealloc_cpu) {
+  const uint64_t size = header->size;
+  const uint64_t count = g.instrumented || g.histogram ? access_count(user, size) : 0;
+  const MemInfoBlock n =
+      single_block(size, count, header->timestamp_ms, dealloc_ts, header->cpu, dealloc_cpu);
+  bool inserted = false;
+  MibEntry* e = table_find_or_insert(table, header->context_id, &inserted);
+  if (e == nullptr) return;
+  MemInfoBlock& m = e->mib;
+  if (inserted) {
+    m = n;
+  } else {
+    merge_common(m, n);
+    m.NumLifetimeOverlaps += n.AllocTimestamp < m.DeallocTimestamp;
+    m.AllocTimestamp = n.AllocTimestamp;
+    m.DeallocTimestamp = n.DeallocTimestamp;
+    m.NumSameAllocCpu += m.AllocCpuId == n.AllocCpuId;
+    m.AllocCpuId = n.AllocCpuId;
+    m.NumSameDeallocCpu += m.DeallocCpuId == n.DeallocCpuId;
+    m.DeallocCpuId = n.DeallocCpuId;
+    // compiler-rt never merges NumMigratedCpu (it keeps the first block's 0/1).
+    if (!g.compat) m.NumMigratedCpu += n.NumMigratedCpu;
+  }
+  if (g.histogram) {
+    const uint64_t entries = (size + 7) / 8;
+    const uint32_t h = entries > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(entries);
+    ensure_histogram(m, h);
+    auto* hist = reinterpret_cast<uint64_t*>(m.AccessHistogram);
+    if (hist != nullptr)
+      for (uint32_t i = 0; i < h; ++i) hist[i] += *shadow8(user + 8 * uint64_t{i});
+  }
+}
+
+void merge_aggregate(MibTable* table, uint32_t context_id, const MemInfoBlock& n) {
+  bool inserted = false;
+  MibEntry* e = table_find_or_insert(table, context_id, &inserted);
+  if (e == nullptr) return;
+  MemInfoBlock& m = e->mib;
+  if (inserted) {
+    m = n;
+    m.AccessHistogram = 0;
+    m.AccessHistogramSize = 0;
+  } else {
+    merge_common(m, n);
+    // Aggregates carry their own counts; add them and the boundary between the two.
+    m.NumLifetimeOverlaps += n.NumLifetimeOverlaps + (n.AllocTimestamp < m.DeallocTimestamp);
+    m.AllocTimestamp = n.AllocTimestamp;
+    m.DeallocTimestamp = n.DeallocTimestamp;
+    m.NumSameAllocCpu += n.NumSameAllocCpu + (m.AllocCpuId == n.AllocCpuId);
+    m.AllocCpuId = n.AllocCpuId;
+    m.NumSameDeallocCpu += n.NumSameDeallocCpu + (m.DeallocCpuId == n.DeallocCpuId);
+    m.DeallocCpuId = n.DeallocCpuId;
+    if (!g.compat) m.NumMigratedCpu += n.NumMigratedCpu;
+  }
+  if (n.AccessHistogramSize != 0 && n.AccessHistogram != 0) {
+    ensure_histogram(m, n.AccessHistogramSize);
+    auto* dst = reinterpret_cast<uint64_t*>(m.AccessHistogram);
+    const auto* src = reinterpret_cast<const uint64_t*>(n.AccessHistogram);
+    if (dst != nullptr)
+      for (uint32_t i = 0; i < n.AccessHistogramSize; ++i) dst[i] += src[i];
+  }
+}
+
+void table_clear(MibTable* table) {
+  for (uint32_t i = 0; i < table->capacity; ++i) {
+    MibEntry& e = table->entries[i];
+    if (e.context_id != 0 && e.mib.AccessHistogram != 0)
+      arena_free(reinterpret_cast<void*>(e.mib.AccessHistogram),
+                 sizeof(uint64_t) * e.mib.AccessHistogramSize);
+    e.context_id = 0;
+  }
+  table->size = 0;
+}
+
+void table_release(MibTable* table) {
+  table_clear(table);
+  arena_free(table->entries, sizeof(MibEntry) * table->capacity);
+  *table = MibTable{};
+}
+
+}  // namespace profkit::rt

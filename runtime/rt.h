@@ -1,0 +1,213 @@
+// Internals shared by the runtime's files: global state, the chunk header, per-thread
+// state, locks, the internal arena and the output helpers. Nothing here may reach operator
+// new, stdio or locale: memory comes from mmap, output goes through write(2).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+
+#include "format/memprof/raw_layout.h"
+#include "runtime/options.h"
+
+#define PROFKIT_RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PROFKIT_RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PROFKIT_RT_NOINLINE __attribute__((noinline))
+#define PROFKIT_RT_TLS __attribute__((tls_model("initial-exec")))
+
+// glibc's allocator, used underneath (docs/runtime.md says why). Exported by libc.so.6
+// under these names, so no dlsym (and no bootstrap pool) is needed to reach it.
+extern "C" void* __libc_malloc(size_t size);
+extern "C" void* __libc_calloc(size_t count, size_t size);
+extern "C" void __libc_free(void* p);
+
+namespace profkit::rt {
+
+using memprof::MemInfoBlock;
+
+// ---- locks ---------------------------------------------------------------------------
+// A test-and-test-and-set spinlock that yields after a short spin. Only ever contended by
+// a cross-thread free or a dump, never on a thread's own fast path.
+class SpinLock {
+ public:
+  void lock() {
+    if (PROFKIT_RT_LIKELY(!state_.exchange(1, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() { state_.store(0, std::memory_order_release); }
+  void reset() { state_.store(0, std::memory_order_relaxed); }
+
+ private:
+  PROFKIT_RT_NOINLINE void lock_slow();
+  std::atomic<int> state_{0};
+};
+
+// ---- internal memory -----------------------------------------------------------------
+// Never returns memory to the OS except for blocks above 1 MiB. Power-of-two size classes
+// with free lists, one lock (taken only on slow paths: new stacks, table growth, dumps).
+void* arena_alloc(size_t size);   // zeroed
+void arena_free(void* p, size_t size);
+void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
+void os_unmap(void* p, size_t size);
+
+// ---- global state --------------------------------------------------------------------
+struct Globals {
+  Options options{};
+  std::atomic<int> init_state{0};   // 0 = not started, 1 = running, 2 = done
+  bool histogram = false;           // histogram shadow (1 byte per 8) in use
+  bool instrumented = false;        // a -fmemory-profile module is linked in
+  bool compat = false;              // options.llvm_compat
+  bool count_libc_accesses = false;
+  std::atomic<bool> tracking{false};  // allocations are recorded (off after the exit dump)
+  uint32_t stack_depth = 30;
+  int64_t time_origin_sec = 0;
+  int init_pid = 0;
+  bool exact_output = false;        // options.output names the file itself
+  uint64_t max_size = uint64_t{1} << 40;
+};
+extern Globals g;
+
+// Initializes the runtime once; safe to call from any entry point. Returns false while
+// this thread is the one initializing (callers then serve the request untracked).
+bool ensure_init();
+
+// ---- per-thread state ----------------------------------------------------------------
+struct MibEntry {
+  uint32_t context_id;  // 0 = empty slot
+  uint32_t pad;
+  MemInfoBlock mib;
+};
+
+struct MibTable {
+  MibEntry* entries = nullptr;  // arena memory, capacity a power of two
+  uint32_t capacity = 0;
+  uint32_t size = 0;
+};
+
+struct ThreadState {
+  SpinLock lock;                 // guards everything below
+  uint32_t index = 0;            // position in the registry (stored in chunk headers)
+  std::atomic<uint32_t> alive{0};
+  uintptr_t* slots = nullptr;    // live tracked chunks: header pointer, or free-list link
+  uint32_t slots_used = 0;       // high-water mark
+  uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
+  uint64_t live_count = 0;
+  MibTable mibs;                 // freed allocations merged here, by context id
+  uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
+  uint64_t allocs = 0, frees = 0;
+};
+
+inline constexpr uint32_t kMaxThreads = 1 << 14;
+inline constexpr uint32_t kMaxSlots = 1 << 25;  // live tracked blocks per thread state
+
+ThreadState* thread_state_slow();
+ThreadState* thread_state_at(uint32_t index);
+uint32_t thread_state_count();
+
+extern __thread ThreadState* tls_state PROFKIT_RT_TLS;
+extern __thread int tls_in_runtime PROFKIT_RT_TLS;
+
+inline ThreadState* current_thread_state() {
+  ThreadState* state = tls_state;
+  return PROFKIT_RT_LIKELY(state != nullptr) ? state : thread_state_slow();
+}
+
+// Marks the runtime busy on this thread for a scope (re-entry guard).
+struct RuntimeScope {
+  RuntimeScope() { ++tls_in_runtime; }
+  ~RuntimeScope();
+};
+
+// ---- chunk header --------------------------------------------------------------------
+// 32 bytes immediately before every user pointer. User pointers are 64-byte aligned, so
+// no two live blocks share a 64-byte shadow granule (the header of the next block may
+// share the last granule, but instrumented code never touches headers).
+struct ChunkHeader {
+  uint64_t size;          // requested size
+  uint32_t context_id;    // stack depot id; 0 = untracked
+  uint32_t cpu;           // sched_getcpu() at allocation
+  uint32_t timestamp_ms;  // allocation time (A.7.1)
+  uint32_t owner;         // thread-state index holding the slot
+  uint32_t slot;          // slot index in the owner's table
+  uint32_t base_offset;   // (user pointer - underlying block) / 16
+};
+static_assert(sizeof(ChunkHeader) == 32);
+inline constexpr uintptr_t kChunkAlignment = 64;
+
+inline ChunkHeader* header_of(const void* p) {
+  return reinterpret_cast<ChunkHeader*>(reinterpret_cast<uintptr_t>(p) - sizeof(ChunkHeader));
+}
+
+// ---- shadow ----------------------------------------------------------------------------
+inline uint64_t* shadow64(uintptr_t addr);
+inline uint8_t* shadow8(uintptr_t addr);
+void clear_shadow(uintptr_t p, uint64_t size);
+uint64_t access_count(uintptr_t p, uint64_t size);
+void record_range(uintptr_t addr, uint64_t size);
+
+// ---- time and cpu ------------------------------------------------------------------------
+uint32_t now_ms();
+uint32_t current_cpu();
+
+// ---- stacks --------------------------------------------------------------------------
+// Captures the allocation stack (leaf first, starting at `caller_return`, the return
+// address of the public entry point, so no runtime frame is recorded) and interns it.
+// Returns the depot id (never 0).
+uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame);
+// PCs (return addresses) of a depot id; nullptr if unknown.
+const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
+uint32_t depot_size();
+void register_thread_stack(ThreadState* state);
+
+// ---- MIBs ----------------------------------------------------------------------------
+// Builds the MIB of one block "as if freed now" and merges it into `table`.
+void record_block(MibTable* table, const ChunkHeader* header, uintptr_t user, uint32_t dealloc_ts,
+                  uint32_t dealloc_cpu);
+// Merges an aggregated MIB (and its histogram) into `table`.
+void merge_aggregate(MibTable* table, uint32_t context_id, const MemInfoBlock& mib);
+MibEntry* table_find_or_insert(MibTable* table, uint32_t context_id, bool* inserted);
+void table_clear(MibTable* table);  // drops entries, frees histograms
+void table_release(MibTable* table);
+
+// ---- dumps ---------------------------------------------------------------------------
+int dump_profile(bool at_exit);
+void reset_profile();
+void dump_lock_for_fork();
+void dump_unlock_after_fork(bool child);
+void after_fork_child_tables();  // drops inherited MIB data (default mode)
+
+// ---- fork ----------------------------------------------------------------------------
+void fork_prepare();
+void fork_parent();
+void fork_child();
+void arena_lock_for_fork();
+void arena_unlock_after_fork(bool child);
+
+// ---- diagnostics ---------------------------------------------------------------------
+// Formats into a fixed buffer and writes one line to stderr with write(2).
+struct LineWriter {
+  char bytes[1024];
+  size_t size = 0;
+  LineWriter& str(const char* s);
+  LineWriter& str(const char* s, size_t n);
+  LineWriter& num(uint64_t v);
+  LineWriter& hex(uint64_t v);
+  void flush_to(int fd);
+};
+bool write_all(int fd, const void* data, size_t size);  // EINTR-safe; false on error
+
+}  // namespace profkit::rt
+
+// Inline shadow helpers (need g's histogram flag and the dynamic base).
+extern "C" uintptr_t __memprof_shadow_memory_dynamic_address;
+namespace profkit::rt {
+inline uint64_t* shadow64(uintptr_t addr) {
+  return reinterpret_cast<uint64_t*>(((addr & ~uintptr_t{63}) >> 3) +
+                                     __memprof_shadow_memory_dynamic_address);
+}
+inline uint8_t* shadow8(uintptr_t addr) {
+  return reinterpret_cast<uint8_t*>(((addr & ~uintptr_t{7}) >> 3) +
+                                    __memprof_shadow_memory_dynamic_address);
+}
+}  // namespace profkit::rt

@@ -1,0 +1,153 @@
+// Allocation stacks: capture (unwind tables with libunwind's per-PC cache by default, or
+// frame pointers only) and a lock-free stack depot that gives each distinct stack a
+// stable id for the life of the process.
+#include <pthread.h>
+#include <sys/mman.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "runtime/rt.h"
+
+namespace profkit::rt {
+namespace {
+
+struct DepotNode {
+  DepotNode* next;
+  uint64_t hash;
+  uint32_t id;
+  uint32_t size;
+  uintptr_t pcs[1];  // `size` entries (flexible)
+};
+
+constexpr uint32_t kBucketBits = 20;
+constexpr uint32_t kMaxIds = 1u << 22;
+std::atomic<DepotNode*> g_buckets[1u << kBucketBits];
+std::atomic<DepotNode*> g_by_id[kMaxIds];
+std::atomic<uint32_t> g_next_id{1};
+
+uint64_t hash_pcs(const uintptr_t* pcs, uint32_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  for (uint32_t i = 0; i < n; ++i) {
+    h ^= pcs[i];
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+bool same(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n) {
+  if (node->hash != hash || node->size != n) return false;
+  for (uint32_t i = 0; i < n; ++i)
+    if (node->pcs[i] != pcs[i]) return false;
+  return true;
+}
+
+uint32_t intern(const uintptr_t* pcs, uint32_t n) {
+  const uint64_t hash = hash_pcs(pcs, n);
+  std::atomic<DepotNode*>& bucket = g_buckets[hash & ((1u << kBucketBits) - 1)];
+  DepotNode* head = bucket.load(std::memory_order_acquire);
+  for (DepotNode* node = head; node != nullptr; node = node->next)
+    if (same(node, hash, pcs, n)) return node->id;
+  const size_t bytes = sizeof(DepotNode) + sizeof(uintptr_t) * (n ? n - 1 : 0);
+  auto* fresh = static_cast<DepotNode*>(arena_alloc(bytes));
+  if (fresh == nullptr) return 0;
+  fresh->hash = hash;
+  fresh->size = n;
+  for (uint32_t i = 0; i < n; ++i) fresh->pcs[i] = pcs[i];
+  // The id is fixed before the node is published; a lost race wastes one id (ids need
+  // not be dense, only unique).
+  const uint32_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  fresh->id = id < kMaxIds ? id : 0;  // depot full: later new stacks stay untracked
+  for (;;) {
+    fresh->next = head;
+    if (bucket.compare_exchange_weak(head, fresh, std::memory_order_release,
+                                     std::memory_order_acquire))
+      break;
+    // Someone else pushed first: they may have pushed this very stack.
+    for (DepotNode* node = head; node != fresh->next; node = node->next)
+      if (same(node, hash, pcs, n)) {
+        arena_free(fresh, bytes);
+        return node->id;
+      }
+  }
+  if (fresh->id != 0) g_by_id[fresh->id].store(fresh, std::memory_order_release);
+  return fresh->id;
+}
+
+// Walks the frame-pointer chain from the entry point's frame. Stops at the first frame
+// outside the thread's stack or not strictly above the previous one.
+uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, uintptr_t* out,
+                             uint32_t max) {
+  const ThreadState* state = tls_state;
+  uint32_t n = 0;
+  out[n++] = caller_return;
+  uintptr_t low = state ? state->stack_low : 0, high = state ? state->stack_high : 0;
+  if (high == 0) return n;
+  uintptr_t fp = caller_frame;
+  if (fp < low || fp + 16 > high || (fp & 7) != 0) return n;
+  fp = *reinterpret_cast<const uintptr_t*>(fp);
+  while (n < max) {
+    if (fp < low || fp + 16 > high || (fp & 7) != 0) break;
+    const uintptr_t ret = reinterpret_cast<const uintptr_t*>(fp)[1];
+    if (ret < 4096) break;
+    out[n++] = ret;
+    const uintptr_t next = *reinterpret_cast<const uintptr_t*>(fp);
+    if (next <= fp) break;
+    fp = next;
+  }
+  return n;
+}
+
+}  // namespace
+
+void register_thread_stack(ThreadState* state) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* addr = nullptr;
+  size_t size = 0;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    state->stack_low = reinterpret_cast<uintptr_t>(addr);
+    state->stack_high = state->stack_low + size;
+  }
+  pthread_attr_destroy(&attr);
+}
+
+uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
+  constexpr uint32_t kSkipMax = 16;  // runtime frames above the entry point's caller
+  uintptr_t pcs[256 + kSkipMax];
+  const uint32_t depth = g.stack_depth;
+  uint32_t n = 0;
+  if (!g.options.fast_unwind_on_malloc.value) {
+    void* frames[256 + kSkipMax];
+    const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
+    int start = -1;
+    for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
+      if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
+        start = i;
+        break;
+      }
+    if (start >= 0) {
+      for (int i = start; i < got && n < depth; ++i)
+        pcs[n++] = reinterpret_cast<uintptr_t>(frames[i]);
+    }
+  }
+  if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);
+  const uint32_t id = intern(pcs, n);
+  return id;
+}
+
+const uintptr_t* depot_stack(uint32_t id, uint32_t* size) {
+  if (id == 0 || id >= kMaxIds) return nullptr;
+  const DepotNode* node = g_by_id[id].load(std::memory_order_acquire);
+  if (node == nullptr) return nullptr;
+  *size = node->size;
+  return node->pcs;
+}
+
+uint32_t depot_size() {
+  const uint32_t next = g_next_id.load(std::memory_order_relaxed);
+  return next > kMaxIds ? kMaxIds : next;
+}
+
+}  // namespace profkit::rt
