@@ -1,0 +1,439 @@
+// MemProf offline pipeline against llvm-profdata 22: test programs built with clang 22
+// -fmemory-profile and run under compiler-rt's runtime give raw files; our raw reader +
+// libdw symbolizer + indexed writer must produce the memprof section llvm-profdata-22
+// merge writes (versions 2, 3, 4), byte for byte, and our `show --memory` printers must
+// print what llvm-profdata-22 show prints (raw and indexed). Beyond llvm-profdata: shared
+// libraries next to a PIE executable, several runs merged record by record, LLVM 14 v1
+// raw files. Truncated or corrupted inputs must give errors, never crashes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/bytes/cursor.h"
+#include "format/memprof/indexed_reader.h"
+#include "format/memprof/indexed_writer.h"
+#include "format/memprof/raw_reader.h"
+#include "format/memprof/records.h"
+#include "report/memprof_show.h"
+#include "symbolize/memprof_symbolizer.h"
+#include "tests/support/harness.h"
+
+namespace profkit::test {
+namespace {
+
+namespace fs = std::filesystem;
+using memprof::Frame;
+
+const char kFlags[] = "-g -O1 -fmemory-profile -fno-omit-frame-pointer";
+
+std::string program(const std::string& name) {
+  return source_path("tests/programs/memprof/" + name);
+}
+
+// Builds `output` once per process; `%o` in the command is the output path.
+std::string build(const std::string& output, const std::string& command) {
+  static const std::string dir = work_dir("bin");
+  const std::string path = dir + "/" + output;
+  if (file_exists(path)) return path;
+  std::string cmd = command;
+  for (size_t at; (at = cmd.find("%o")) != std::string::npos;) cmd.replace(at, 2, sh_quote(path));
+  run_ok(cmd);
+  return path;
+}
+
+// Runs `binary` once per process under the memprof runtime; returns the raw profile path.
+std::string run_profile(const std::string& binary, const std::string& tag = "") {
+  static std::map<std::string, std::string> done;
+  const std::string key = binary + "#" + tag;
+  if (auto it = done.find(key); it != done.end()) return it->second;
+  static const std::string dir = work_dir("raw");
+  const std::string base = dir + "/" + fs::path(binary).filename().string() + tag + ".raw";
+  run_ok("MEMPROF_OPTIONS=log_path=" + sh_quote(base) + " " + sh_quote(binary));
+  std::string found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().string().rfind(base + ".", 0) == 0) found = e.path().string();
+  EXPECT_FALSE(found.empty()) << "no raw profile written by " << binary;
+  done[key] = found;
+  return found;
+}
+
+std::string bin22(const std::string& src, const std::string& out, const std::string& extra) {
+  const bool cxx = src.size() > 4 && src.substr(src.size() - 4) == ".cpp";
+  return build(out, std::string(cxx ? "clang++-22 " : "clang-22 ") + kFlags + " " + extra + " " +
+                        sh_quote(program(src)) + " -o %o");
+}
+
+struct Pipeline {
+  memprof::MergedRaw raw;
+  memprof::MemProfData data;
+  memprof::ConversionStats stats;
+  symbolize::MemProfSymbolizerStats sym_stats;
+};
+
+// Raw file + binaries -> records. Fails the test on error.
+Pipeline convert(const std::string& raw_path, const std::vector<std::string>& binaries,
+                 bool llvm_compatible = true) {
+  Pipeline p;
+  const std::string bytes = read_file(raw_path);
+  auto profiles = memprof::read_raw_profiles(as_bytes(bytes));
+  EXPECT_TRUE(profiles) << format_error(raw_path, profiles.error());
+  if (!profiles) return p;
+  auto merged = memprof::merge_raw_profiles(std::move(*profiles));
+  EXPECT_TRUE(merged) << format_error(raw_path, merged.error());
+  if (!merged) return p;
+  p.raw = std::move(*merged);
+  symbolize::MemProfSymbolizerOptions options;
+  options.llvm_compatible = llvm_compatible;
+  auto sym = symbolize::MemProfSymbolizer::create(binaries, p.raw.segments, p.raw.version, options);
+  EXPECT_TRUE(sym) << sym.error().message;
+  if (!sym) return p;
+  auto* s = sym->get();
+  auto data = memprof::records_from_raw(
+      p.raw, [s](uint64_t pc) { return s->symbolize(pc); }, &p.stats);
+  EXPECT_TRUE(data) << format_error(raw_path, data.error());
+  if (data) p.data = std::move(*data);
+  p.sym_stats = s->stats();
+  return p;
+}
+
+// The memprof section of an indexed profile written by llvm-profdata (MemProfOffset to
+// BinaryIdOffset), and its offset.
+std::pair<uint64_t, std::string> memprof_section(const std::string& profdata) {
+  const std::string bytes = read_file(profdata);
+  EXPECT_GE(bytes.size(), 0x48u);
+  if (bytes.size() < 0x48) return {0, ""};
+  const uint64_t begin = load_le<uint64_t>(as_bytes(bytes).data() + 0x28);
+  const uint64_t end = load_le<uint64_t>(as_bytes(bytes).data() + 0x30);
+  EXPECT_LE(begin, end);
+  EXPECT_LE(end, bytes.size());
+  if (begin > end || end > bytes.size()) return {0, ""};
+  return {begin, bytes.substr(begin, end - begin)};
+}
+
+// Drops the `AccessHistogram: <pointer>` lines llvm-profdata fills with its own heap address.
+std::string mask_histogram_pointer(const std::string& text) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    if (line.find("AccessHistogram: ") == std::string::npos || line.find(": 0") != std::string::npos)
+      out += line + "\n";
+    pos = nl + 1;
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  const char* source;
+  const char* extra_flags;
+};
+
+const Case kCases[] = {
+    {"tiny", "tiny.c", "-no-pie"},
+    {"tiny_hist", "tiny.c", "-no-pie -mllvm -memprof-histogram"},
+    {"basic", "basic.cpp", "-no-pie"},
+    {"ctx", "ctx.cpp", "-no-pie"},
+    {"mt", "mt.cpp", "-no-pie -pthread"},
+    {"dump", "dump.cpp", "-no-pie"},
+    {"basic_pie", "basic.cpp", "-fPIE -pie"},
+};
+
+class MemProfConformance : public testing::TestWithParam<Case> {
+ protected:
+  std::string binary() { return bin22(GetParam().source, GetParam().name, GetParam().extra_flags); }
+};
+
+TEST_P(MemProfConformance, IndexedSectionByteIdenticalForEveryVersion) {
+  const std::string bin = binary();
+  const std::string raw = run_profile(bin);
+  Pipeline p = convert(raw, {bin});
+  ASSERT_FALSE(p.data.records.empty());
+  const std::string dir = work_dir(std::string("idx_") + GetParam().name);
+  for (uint64_t v : memprof::kIndexedVersions) {
+    const std::string ref = dir + "/v" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) +
+           " --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(ref));
+    auto [offset, theirs] = memprof_section(ref);
+    memprof::IndexedWriteOptions o;
+    o.version = v;
+    o.section_offset = offset;
+    const std::string mine = memprof::write_memprof_section(p.data, o);
+    EXPECT_EQ(mine.size(), theirs.size()) << "version " << v;
+    EXPECT_TRUE(mine == theirs) << "memprof section differs for version " << v;
+    // Whole memprof-only file too (the layout llvm-profdata writes around the section).
+    EXPECT_TRUE(memprof::write_memprof_only_profile(p.data, o) == read_file(ref))
+        << "whole file differs for version " << v;
+    // Fuzz seeds: real indexed files.
+    const std::string seeds = std::string(PROFKIT_BINARY_DIR) + "/seeds/memprof_indexed_reader_fuzz";
+    fs::create_directories(seeds);
+    fs::copy_file(ref, seeds + "/" + GetParam().name + "_v" + std::to_string(v) + ".profdata",
+                  fs::copy_options::overwrite_existing);
+  }
+  const std::string seeds = std::string(PROFKIT_BINARY_DIR) + "/seeds/memprof_raw_reader_fuzz";
+  fs::create_directories(seeds);
+  fs::copy_file(raw, seeds + "/" + GetParam().name + ".memprofraw",
+                fs::copy_options::overwrite_existing);
+}
+
+TEST_P(MemProfConformance, ShowRawIdenticalToLlvmProfdata) {
+  const std::string bin = binary();
+  const std::string raw = run_profile(bin);
+  Pipeline p = convert(raw, {bin});
+  const auto theirs = run_ok("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(bin) +
+                             " " + sh_quote(raw));
+  EXPECT_EQ(mask_histogram_pointer(report::show_memprof_raw(p.raw, p.data, p.stats.stacks_kept)),
+            mask_histogram_pointer(theirs.out));
+}
+
+TEST_P(MemProfConformance, ShowIndexedIdenticalToLlvmProfdata) {
+  const std::string bin = binary();
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir(std::string("show_") + GetParam().name);
+  for (uint64_t v : memprof::kIndexedVersions) {
+    const std::string ref = dir + "/v" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) +
+           " --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(ref));
+    const std::string bytes = read_file(ref);
+    auto idx = memprof::read_indexed_memprof(as_bytes(bytes));
+    ASSERT_TRUE(idx) << format_error(ref, idx.error());
+    const auto theirs = run_ok("llvm-profdata-22 show --memory " + sh_quote(ref));
+    EXPECT_EQ(report::show_memprof_indexed(*idx), theirs.out) << "version " << v;
+  }
+}
+
+TEST_P(MemProfConformance, EveryRawPrefixAndCorruptionFailsCleanly) {
+  const std::string bytes = read_file(run_profile(binary()));
+  auto whole = memprof::read_raw_profiles(as_bytes(bytes));
+  ASSERT_TRUE(whole);
+  // A prefix is valid exactly when it ends between two chained profiles.
+  std::vector<size_t> boundaries;
+  for (const auto& p : *whole) boundaries.push_back(p.file_offset + p.total_size);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto r = memprof::read_raw_profiles(as_bytes(std::string_view(bytes).substr(0, n)));
+    const bool boundary = std::find(boundaries.begin(), boundaries.end(), n) != boundaries.end();
+    EXPECT_EQ(bool(r), boundary) << "prefix " << n;
+  }
+  std::mt19937 rng(42);
+  for (int i = 0; i < 300; ++i) {
+    std::string bad = bytes;
+    for (int k = 0; k < 4; ++k)
+      bad[rng() % bad.size()] = static_cast<char>(rng());
+    auto r = memprof::read_raw_profiles(as_bytes(bad));
+    if (r) (void)memprof::merge_raw_profiles(std::move(*r));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, MemProfConformance, testing::ValuesIn(kCases),
+                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+TEST(MemProfOffline, EveryIndexedPrefixAndCorruptionFailsCleanly) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir("idx_trunc");
+  for (uint64_t v : memprof::kIndexedVersions) {
+    const std::string ref = dir + "/v" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) +
+           " --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(ref));
+    const std::string bytes = read_file(ref);
+    const uint64_t section_end = load_le<uint64_t>(as_bytes(bytes).data() + 0x30);
+    for (size_t n = 0; n < section_end; ++n)
+      EXPECT_FALSE(memprof::read_indexed_memprof(as_bytes(std::string_view(bytes).substr(0, n))))
+          << "v" << v << " prefix " << n;
+    std::mt19937 rng(7);
+    for (int i = 0; i < 300; ++i) {
+      std::string bad = bytes;
+      for (int k = 0; k < 3; ++k) bad[0x48 + rng() % (bad.size() - 0x48)] = static_cast<char>(rng());
+      (void)memprof::read_indexed_memprof(as_bytes(bad));
+    }
+  }
+}
+
+TEST(MemProfOffline, WrongBinaryIsRejected) {
+  const std::string raw = run_profile(bin22("tiny.c", "tiny", "-no-pie"));
+  const std::string other = bin22("ctx.cpp", "ctx", "-no-pie");
+  const std::string bytes = read_file(raw);
+  auto profiles = memprof::read_raw_profiles(as_bytes(bytes));
+  ASSERT_TRUE(profiles);
+  auto merged = memprof::merge_raw_profiles(std::move(*profiles));
+  ASSERT_TRUE(merged);
+  auto sym = symbolize::MemProfSymbolizer::create({other}, merged->segments, merged->version);
+  ASSERT_FALSE(sym);
+  EXPECT_NE(sym.error().message.find("No matching executable segments"), std::string::npos);
+  auto none = symbolize::MemProfSymbolizer::create({}, merged->segments, merged->version);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("BuildId: "), std::string::npos);
+  auto missing = symbolize::MemProfSymbolizer::create({raw + ".does-not-exist"}, merged->segments,
+                                                      merged->version);
+  EXPECT_FALSE(missing);
+  auto not_elf = symbolize::MemProfSymbolizer::create({raw}, merged->segments, merged->version);
+  EXPECT_FALSE(not_elf);
+}
+
+// Several runs merged record by record equal the sum of the runs (llvm-profdata keeps only
+// the first memprof input, spec D.7).
+TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::vector<std::string> raws = {run_profile(bin, "_run1"), run_profile(bin, "_run2"),
+                                         run_profile(bin, "_run3")};
+  std::vector<Pipeline> runs;
+  for (const auto& r : raws) runs.push_back(convert(r, {bin}));
+  memprof::MemProfData merged = runs[0].data;
+  for (size_t i = 1; i < runs.size(); ++i) memprof::merge_into(merged, runs[i].data);
+  // Expected: for every (record, context), the field sums of the runs.
+  std::map<std::pair<uint64_t, uint64_t>, memprof::MemInfoBlock> expected;
+  for (const auto& run : runs)
+    for (const auto& r : run.data.records)
+      for (const auto& a : r.alloc_sites) {
+        auto& m = expected[{r.guid, memprof::call_stack_id(a.call_stack)}];
+        m.AllocCount += a.mib.AllocCount;
+        m.TotalSize += a.mib.TotalSize;
+        m.TotalAccessCount += a.mib.TotalAccessCount;
+        m.TotalLifetime += a.mib.TotalLifetime;
+        m.TotalLifetimeAccessDensity += a.mib.TotalLifetimeAccessDensity;
+      }
+  size_t seen = 0;
+  for (const auto& r : merged.records)
+    for (const auto& a : r.alloc_sites) {
+      const auto it = expected.find({r.guid, memprof::call_stack_id(a.call_stack)});
+      ASSERT_NE(it, expected.end());
+      EXPECT_EQ(a.mib.AllocCount, it->second.AllocCount);
+      EXPECT_EQ(a.mib.TotalSize, it->second.TotalSize);
+      EXPECT_EQ(a.mib.TotalAccessCount, it->second.TotalAccessCount);
+      EXPECT_EQ(a.mib.TotalLifetime, it->second.TotalLifetime);
+      EXPECT_EQ(a.mib.TotalLifetimeAccessDensity, it->second.TotalLifetimeAccessDensity);
+      ++seen;
+    }
+  EXPECT_EQ(seen, expected.size());
+  // 100 x malloc(32) per run in alloc_short: three runs give 300.
+  const uint64_t alloc_short = memprof::function_guid("_Z11alloc_shortm");
+  bool found = false;
+  for (const auto& r : merged.records)
+    if (r.guid == alloc_short) {
+      ASSERT_EQ(r.alloc_sites.size(), 1u);
+      EXPECT_EQ(r.alloc_sites[0].mib.AllocCount, 300u);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  // The merged profile is a valid indexed profile llvm-profdata reads.
+  const std::string out = work_dir("merged") + "/merged.profdata";
+  write_file(out, memprof::write_memprof_only_profile(merged, {}));
+  const auto shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(out));
+  EXPECT_NE(shown.out.find("AllocCount:      300"), std::string::npos) << shown.out;
+}
+
+const Frame* find_frame(const memprof::MemProfData& d, uint64_t guid) {
+  for (const auto& r : d.records)
+    for (const auto& a : r.alloc_sites)
+      for (const auto& f : a.call_stack)
+        if (f.function == guid) return &f;
+  return nullptr;
+}
+
+// PIE executable + allocation inside a shared library: both frames are symbolized, each
+// binary matched to its own segment by build id.
+TEST(MemProfOffline, SharedLibraryAndPieFramesAreSymbolized) {
+  const std::string lib = build("libshlib.so", "clang++-22 -g -O1 -fno-omit-frame-pointer -fPIC "
+                                               "-shared " + sh_quote(program("shlib.cpp")) + " -o %o");
+  const std::string dir = fs::path(lib).parent_path().string();
+  const std::string exe = build("shmain", std::string("clang++-22 ") + kFlags + " -fPIE -pie " +
+                                              sh_quote(program("shlib_main.cpp")) + " " +
+                                              sh_quote(lib) + " -Wl,-rpath," + sh_quote(dir) +
+                                              " -o %o");
+  const std::string raw = run_profile(exe);
+  Pipeline p = convert(raw, {exe, lib}, /*llvm_compatible=*/false);
+  const uint64_t lib_alloc = memprof::function_guid("lib_alloc");
+  const uint64_t main_guid = memprof::function_guid("main");
+  bool found = false;
+  for (const auto& r : p.data.records) {
+    if (r.guid != lib_alloc) continue;
+    ASSERT_EQ(r.alloc_sites.size(), 1u);
+    const auto& cs = r.alloc_sites[0].call_stack;
+    ASSERT_GE(cs.size(), 2u);
+    // shlib.cpp: lib_alloc declared on line 4, malloc on line 5 column 21.
+    EXPECT_EQ(cs[0], (Frame{lib_alloc, 1, 21, false}));
+    // shlib_main.cpp: main declared on line 5, lib_alloc called on line 7 column 15.
+    EXPECT_EQ(cs[1], (Frame{main_guid, 2, 15, false}));
+    EXPECT_EQ(r.alloc_sites[0].mib.AllocCount, 3u);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  EXPECT_GT(p.sym_stats.outside_binaries, 0u);  // libc / interceptor PCs are counted
+  // Directory search by build id finds the same binaries.
+  Pipeline q = convert(raw, {dir}, false);
+  EXPECT_NE(find_frame(q.data, lib_alloc), nullptr);
+  // The library alone in llvm-profdata's mode is byte-identical to llvm-profdata.
+  Pipeline only_lib = convert(raw, {lib});
+  const std::string ref = work_dir("shlib_idx") + "/lib.profdata";
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(lib) + " " + sh_quote(raw) +
+         " -o " + sh_quote(ref));
+  EXPECT_TRUE(memprof::write_memprof_only_profile(only_lib.data, {}) == read_file(ref));
+}
+
+// LLVM 14 writes raw version 1 (56-byte segments without build ids, 100-byte MIBs).
+TEST(MemProfOffline, Llvm14V1RawIsReadAndSymbolized) {
+  const std::string bin = build("tiny14", std::string("clang-14 ") + kFlags + " " +
+                                              sh_quote(program("tiny.c")) + " -o %o");
+  const std::string raw = run_profile(bin);
+  const std::string bytes = read_file(raw);
+  auto profiles = memprof::read_raw_profiles(as_bytes(bytes));
+  ASSERT_TRUE(profiles) << format_error(raw, profiles.error());
+  EXPECT_EQ((*profiles)[0].version, 1u);
+  // LLVM 14's own tool reads the same counts.
+  const auto theirs = run_ok("llvm-profdata-14 show --memory " + sh_quote(raw));
+  EXPECT_NE(theirs.out.find("NumMIBInfo: " + std::to_string((*profiles)[0].mibs.size())),
+            std::string::npos)
+      << theirs.out;
+  Pipeline p = convert(raw, {bin});
+  const uint64_t mk = memprof::function_guid("mk");
+  bool found = false;
+  for (const auto& r : p.data.records) {
+    if (r.guid != mk) continue;
+    ASSERT_EQ(r.alloc_sites.size(), 1u);
+    const auto& cs = r.alloc_sites[0].call_stack;
+    ASSERT_EQ(cs.size(), 2u);
+    EXPECT_EQ(cs[0], (Frame{mk, 1, 13, false}));
+    EXPECT_EQ(cs[1], (Frame{memprof::function_guid("main"), 2, 15, false}));
+    EXPECT_EQ(r.alloc_sites[0].mib.AllocCount, 4u);
+    EXPECT_EQ(r.alloc_sites[0].mib.TotalSize, 160u);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+// clang 22 consumes our indexed profile: the same !memprof metadata as with llvm-profdata's.
+TEST(MemProfOffline, ClangUsesOurProfileLikeLlvmProfdatas) {
+  const std::string bin = bin22("ctx.cpp", "ctx", "-no-pie");
+  const std::string raw = run_profile(bin);
+  Pipeline p = convert(raw, {bin});
+  const std::string dir = work_dir("use");
+  write_file(dir + "/ours.profdata", memprof::write_memprof_only_profile(p.data, {}));
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) +
+         " -o " + sh_quote(dir + "/ref.profdata"));
+  std::string ir[2];
+  const char* names[2] = {"ours", "ref"};
+  for (int i = 0; i < 2; ++i) {
+    run_ok("clang++-22 -g -O1 -fmemory-profile-use=" + sh_quote(dir + "/" + names[i] + ".profdata") +
+           " -mllvm -memprof-ave-lifetime-cold-threshold=0 -S -emit-llvm " +
+           sh_quote(program("ctx.cpp")) + " -o " + sh_quote(dir + "/" + names[i] + ".ll"));
+    ir[i] = read_file(dir + "/" + names[i] + ".ll");
+  }
+  EXPECT_NE(ir[0].find("!memprof"), std::string::npos);
+  EXPECT_NE(ir[0].find("\"cold\""), std::string::npos);
+  // Identical apart from the profile file name in the module.
+  auto strip = [](std::string s, const std::string& name) {
+    for (size_t at; (at = s.find(name)) != std::string::npos;) s.erase(at, name.size());
+    return s;
+  };
+  EXPECT_EQ(strip(ir[0], "ours"), strip(ir[1], "ref"));
+}
+
+}  // namespace
+}  // namespace profkit::test
