@@ -24,10 +24,12 @@ uint64_t sat_mul_add(uint64_t a, uint64_t b, uint64_t c) {
 }
 
 // LLVM's sortValueData: stable by descending count, then at most 255 per site.
-void sort_site(ValueSite& site) {
+bool sort_site(ValueSite& site) {
   std::stable_sort(site.begin(), site.end(),
                    [](const ValueData& a, const ValueData& b) { return a.count > b.count; });
-  if (site.size() > kMaxValuesPerSite) site.resize(kMaxValuesPerSite);
+  if (site.size() <= kMaxValuesPerSite) return false;
+  site.resize(kMaxValuesPerSite);
+  return true;
 }
 
 enum class Pseudo { none, hot, warm };
@@ -63,86 +65,20 @@ struct RecordView {
 
 }  // namespace
 
-// ---- DecodedRawInput ----
-
-Expected<void> DecodedRawInput::on_function(const RawFunction& f) {
-  Entry e{};
-  e.name_ref = f.name_ref;
-  e.hash = f.hash;
-  e.name_known = f.name_known;
-  e.name_off = static_cast<uint32_t>(names_.size());
-  e.name_size = static_cast<uint32_t>(f.name.size());
-  names_.append(f.name);
-  e.counts_off = counts_.size();
-  e.counts_size = f.counts.size();
-  counts_.insert(counts_.end(), f.counts.begin(), f.counts.end());
-  e.bitmap_off = bytes_.size();
-  e.bitmap_size = f.bitmap.size();
-  bytes_.insert(bytes_.end(), f.bitmap.begin(), f.bitmap.end());
-  e.sites_off = bytes_.size();
-  for (size_t k = 0; k < kNumValueKinds; ++k) {
-    e.num_sites[k] = static_cast<uint32_t>(f.site_sizes[k].size());
-    bytes_.insert(bytes_.end(), f.site_sizes[k].begin(), f.site_sizes[k].end());
-  }
-  e.values_off = values_.size();
-  e.values_size = f.values.size();
-  values_.insert(values_.end(), f.values.begin(), f.values.end());
-  entries_.push_back(e);
-  table_at_entry_.push_back(tables_.size());
-  return {};
-}
-
-void DecodedRawInput::on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) {
-  Table t{fingerprint, table_names_.size(), names.size()};
-  for (std::string_view n : names) {
-    table_names_.emplace_back(static_cast<uint32_t>(names_.size()), static_cast<uint32_t>(n.size()));
-    names_.append(n);
-  }
-  tables_.push_back(t);
-}
-
-Expected<void> DecodedRawInput::replay(RawSink& sink) const {
-  size_t next_table = 0;
-  std::vector<std::string_view> views;
-  auto announce_until = [&](size_t end) {
-    for (; next_table < end; ++next_table) {
-      const Table& t = tables_[next_table];
-      views.clear();
-      for (size_t i = 0; i < t.num_names; ++i) {
-        const auto [off, size] = table_names_[t.first_name + i];
-        views.push_back(std::string_view(names_).substr(off, size));
-      }
-      sink.on_name_table(t.fingerprint, views);
-    }
-  };
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    announce_until(table_at_entry_[i]);
-    const Entry& e = entries_[i];
-    RawFunction f;
-    f.name_ref = e.name_ref;
-    f.hash = e.hash;
-    f.name_known = e.name_known;
-    f.name = std::string_view(names_).substr(e.name_off, e.name_size);
-    f.counts = std::span<const uint64_t>(counts_.data() + e.counts_off, e.counts_size);
-    f.bitmap = std::span<const uint8_t>(bytes_.data() + e.bitmap_off, e.bitmap_size);
-    size_t at = e.sites_off;
-    for (size_t k = 0; k < kNumValueKinds; ++k) {
-      f.site_sizes[k] = std::span<const uint8_t>(bytes_.data() + at, e.num_sites[k]);
-      at += e.num_sites[k];
-    }
-    f.values = std::span<const ValueData>(values_.data() + e.values_off, e.values_size);
-    PROFKIT_TRY(sink.on_function(f));
-  }
-  announce_until(tables_.size());
-  return {};
-}
-
 // ---- Merger ----
 
 Merger::Merger(MergeOptions options, MergeWarning warn)
     : options_(options), warn_(std::move(warn)) {}
 
+namespace {
+std::string_view r_name(const RawFunction& f) {
+  bool known = false;
+  return f.resolve_name(&known);
+}
+}  // namespace
+
 void Merger::warn(std::string_view function, std::string_view message) {
+  order_sensitive_ = true;
   if (warn_) warn_(source_, function, message);
 }
 
@@ -176,17 +112,37 @@ void Merger::on_name_table(uint64_t fingerprint, std::span<const std::string_vie
   }
 }
 
+void Merger::on_image(uint64_t num_data) {
+  // The first image of the first input usually names every function of the program.
+  if (records_.empty() && num_data < (uint64_t{1} << 24)) {
+    records_.reserve(num_data);
+    index_.reserve(num_data);
+  }
+}
+
 Expected<void> Merger::on_function(const RawFunction& f) {
-  static const uint64_t kEmptyRef = md5_name_ref("");
-  const KeyPair key{f.name_known ? f.name_ref : kEmptyRef, f.hash};
-  const uint32_t found = index_.find(key);
+  KeyPair key{f.name_ref, f.hash};
+  uint32_t found = index_.find(key);
   if (found != FlatMapPair::kMissing) {
     merge_into(records_[found], f);
     return {};
   }
+  bool known = false;
+  const std::string_view name = f.resolve_name(&known);
+  if (!known) {
+    // LLVM names such records "" and merges them by hash alone.
+    static const uint64_t kEmptyRef = md5_name_ref("");
+    key.a = kEmptyRef;
+    found = index_.find(key);
+    if (found != FlatMapPair::kMissing) {
+      merge_into(records_[found], f);
+      return {};
+    }
+  }
   index_.insert(key, static_cast<uint32_t>(records_.size()));
+  record_refs_.push_back(key.a);
   Record& r = records_.emplace_back();
-  r.name.assign(f.name);
+  r.name.assign(name);
   r.hash = f.hash;
   r.counts.assign(f.counts.begin(), f.counts.end());
   r.bitmap.assign(f.bitmap.begin(), f.bitmap.end());
@@ -205,7 +161,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
       at += n;
       if (w > 1)
         for (ValueData& v : sites[s]) v.count = sat_mul(v.count, w);
-      sort_site(sites[s]);
+      order_sensitive_ |= sort_site(sites[s]);
     }
   }
   return {};
@@ -214,14 +170,14 @@ Expected<void> Merger::on_function(const RawFunction& f) {
 void Merger::merge_into(Record& dst, const RawFunction& src) {
   const uint64_t w = weight_;
   if (dst.counts.size() != src.counts.size()) {
-    warn(src.name, "function basic block count change detected (counter mismatch)");
+    warn(r_name(src), "function basic block count change detected (counter mismatch)");
     return;
   }
   if (!options_.llvm14_semantics) {
     const Pseudo mine = pseudo_kind(dst.counts), theirs = pseudo_kind(src.counts);
     if (mine != Pseudo::none || theirs != Pseudo::none) {
       if (mine == Pseudo::none || theirs == Pseudo::none) {
-        warn(src.name, "function basic block count change detected (counter mismatch)");
+        warn(r_name(src), "function basic block count change detected (counter mismatch)");
         return;
       }
       dst.counts[0] = (mine == Pseudo::hot || theirs == Pseudo::hot) ? kPseudoHot : kPseudoWarm;
@@ -242,7 +198,7 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
     for (size_t i = 0; i < n; ++i) d[i] = std::min(sat_mul_add(s[i], w, d[i]), cap);
   }
   if (dst.bitmap.size() != src.bitmap.size()) {
-    warn(src.name, "function bitmap size change detected (bitmap size mismatch)");
+    warn(r_name(src), "function bitmap size change detected (bitmap size mismatch)");
     return;
   }
   for (size_t i = 0; i < dst.bitmap.size(); ++i) dst.bitmap[i] |= src.bitmap[i];
@@ -254,7 +210,7 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
     for (uint8_t c : sizes) kind_values += c;
     auto& sites = dst.value_sites[k];
     if (sites.size() != sizes.size()) {
-      warn(src.name, "function value site count change detected (counter mismatch)");
+      warn(r_name(src), "function value site count change detected (counter mismatch)");
       at += kind_values;
       continue;
     }
@@ -275,7 +231,9 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
                        [](const ValueData& a, const ValueData& b) { return a.value < b.value; });
       merged_.clear();
       size_t i = 0;
-      for (const ValueData& j : scratch_) {
+      for (size_t jn = 0; jn < scratch_.size(); ++jn) {
+        const ValueData& j = scratch_[jn];
+        if (jn > 0 && scratch_[jn - 1].value == j.value) order_sensitive_ = true;
         while (i < site.size() && site[i].value < j.value) merged_.push_back(site[i++]);
         if (i < site.size() && site[i].value == j.value) {
           ValueData v = site[i++];
@@ -287,7 +245,7 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
       }
       merged_.insert(merged_.end(), site.begin() + i, site.end());
       site.assign(merged_.begin(), merged_.end());
-      sort_site(site);
+      order_sensitive_ |= sort_site(site);
     }
   }
 }
@@ -305,8 +263,13 @@ void Merger::add_one_trace(TemporalTrace trace) {
 
 void Merger::add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size,
                         uint64_t weight) {
+  for (auto& t : traces) t.weight = weight == 1 ? t.weight : weight;
+  trace_batches_.push_back({std::move(traces), stream_size});
+}
+
+// LLVM's addTemporalProfileTraces: reservoir sampling over the stream of traces.
+void Merger::sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size) {
   for (auto& t : traces) {
-    t.weight = weight == 1 ? t.weight : weight;
     if (t.function_refs.size() > options_.max_trace_length)
       t.function_refs.resize(options_.max_trace_length);
   }
@@ -339,6 +302,7 @@ void Merger::add_info(const RawFileInfo& info, uint64_t weight) {
 Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_view source) {
   PROFKIT_TRY(add_kind(profile.flags, source));
   weight_ = weight == 0 ? 1 : weight;
+  order_sensitive_ |= weight_ != 1;
   source_.assign(source);
   for (const Record& r : profile.records) {
     RecordView view(r, md5_name_ref(r.name));
@@ -364,19 +328,10 @@ Expected<void> Merger::add_raw(Bytes data, uint64_t weight, RawReader& reader,
     PROFKIT_TRY(add_kind(word, source));
   }
   weight_ = weight == 0 ? 1 : weight;
+  order_sensitive_ |= weight_ != 1;
   source_.assign(source);
   PROFKIT_TRY_ASSIGN(RawFileInfo info, reader.read(data, *this));
   add_info(info, weight_);
-  return {};
-}
-
-Expected<void> Merger::add_decoded(const DecodedRawInput& input, uint64_t weight,
-                                   std::string_view source) {
-  PROFKIT_TRY(add_kind(input.info.flags, source));
-  weight_ = weight == 0 ? 1 : weight;
-  source_.assign(source);
-  PROFKIT_TRY(input.replay(*this));
-  add_info(input.info, weight_);
   return {};
 }
 
@@ -389,6 +344,7 @@ Profile Merger::finish() {
   std::sort(binary_ids_.begin(), binary_ids_.end());
   binary_ids_.erase(std::unique(binary_ids_.begin(), binary_ids_.end()), binary_ids_.end());
   p.binary_ids = std::move(binary_ids_);
+  for (TraceBatch& b : trace_batches_) sample_traces(std::move(b.traces), b.stream_size);
   p.traces = std::move(traces_);
   p.trace_stream_size = trace_stream_size_;
   std::unordered_set<std::string_view> used;
@@ -397,6 +353,39 @@ Profile Merger::finish() {
     if (!used.count(n)) p.extra_names.push_back(std::move(n));
   *this = Merger(options_, std::move(warn_));
   return p;
+}
+
+Expected<void> Merger::absorb(Merger&& later) {
+  if (later.have_kind_) PROFKIT_TRY(add_kind(later.flags_, later.source_));
+  order_sensitive_ |= later.order_sensitive_;
+  weight_ = 1;
+  source_ = later.source_;
+  if (records_.empty()) {
+    records_.reserve(later.records_.size());
+    index_.reserve(later.records_.size());
+  }
+  for (size_t i = 0; i < later.records_.size(); ++i) {
+    Record& r = later.records_[i];
+    const KeyPair key{later.record_refs_[i], r.hash};
+    const uint32_t found = index_.find(key);
+    if (found == FlatMapPair::kMissing) {
+      index_.insert(key, static_cast<uint32_t>(records_.size()));
+      record_refs_.push_back(key.a);
+      records_.push_back(std::move(r));
+      continue;
+    }
+    RecordView view(r, key.a);
+    merge_into(records_[found], view.f);
+  }
+  for (auto& t : later.trace_batches_) trace_batches_.push_back(std::move(t));
+  for (auto& id : later.binary_ids_) binary_ids_.push_back(std::move(id));
+  for (uint64_t f : later.name_tables_seen_) name_tables_seen_.insert(f);
+  for (std::string& n : later.extra_names_) {
+    auto [it, inserted] = extra_name_set_.emplace(n);
+    if (inserted) extra_names_.push_back(*it);
+  }
+  later = Merger(later.options_, later.warn_);
+  return {};
 }
 
 Expected<Profile> merge_profiles(std::span<const Profile> profiles,

@@ -37,39 +37,6 @@ struct MergeOptions {
 using MergeWarning =
     std::function<void(std::string_view source, std::string_view function, std::string_view message)>;
 
-// A raw file decoded ahead of merging, so several inputs can be decoded on other threads
-// while one thread merges in input order.
-class DecodedRawInput final : public RawSink {
- public:
-  Expected<void> on_function(const RawFunction& f) override;
-  void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override;
-  // Feeds everything recorded to `sink`, in the original order.
-  Expected<void> replay(RawSink& sink) const;
-
-  RawFileInfo info;
-
- private:
-  struct Entry {
-    uint64_t name_ref, hash;
-    bool name_known;
-    uint32_t name_off, name_size;
-    size_t counts_off, counts_size, bitmap_off, bitmap_size, sites_off, values_off, values_size;
-    uint32_t num_sites[kNumValueKinds];
-  };
-  struct Table {
-    uint64_t fingerprint;
-    size_t first_name, num_names;
-  };
-  std::vector<Entry> entries_;
-  std::string names_;
-  std::vector<uint64_t> counts_;
-  std::vector<uint8_t> bytes_;  // bitmaps and site sizes
-  std::vector<ValueData> values_;
-  std::vector<Table> tables_;
-  std::vector<std::pair<uint32_t, uint32_t>> table_names_;  // into names_
-  std::vector<size_t> table_at_entry_;  // tables_ index announced before entries_[i]
-};
-
 class Merger final : public RawSink {
  public:
   explicit Merger(MergeOptions options = {}, MergeWarning warn = {});
@@ -81,21 +48,29 @@ class Merger final : public RawSink {
   // On error nothing of a failing input may be relied upon; callers stop merging.
   Expected<void> add_raw(Bytes data, uint64_t weight, RawReader& reader,
                          std::string_view source = {});
-  Expected<void> add_decoded(const DecodedRawInput& input, uint64_t weight,
-                             std::string_view source = {});
-
   size_t num_records() const { return records_.size(); }
+
+  // Folds `later` (which merged inputs that come after this one's) into this Merger: the
+  // result equals merging all inputs in one Merger whenever neither was order_sensitive().
+  // Used to merge contiguous chunks of inputs on several threads.
+  Expected<void> absorb(Merger&& later);
+  // True once something happened whose outcome depends on how inputs are grouped: a merge
+  // warning, a weight other than 1, a value site cut at 255 entries, or repeated target
+  // values. A caller that merged chunks in parallel then redoes the merge in one Merger.
+  bool order_sensitive() const { return order_sensitive_; }
   // The merged profile; the Merger is left empty.
   Profile finish();
 
-  // RawSink (used by add_raw / add_decoded).
+  // RawSink (used by add_raw).
   Expected<void> on_function(const RawFunction& f) override;
   void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override;
+  void on_image(uint64_t num_data) override;
 
  private:
   Expected<void> add_kind(uint64_t flags, std::string_view source);
   void add_info(const RawFileInfo& info, uint64_t weight);
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
+  void sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size);
   void add_one_trace(TemporalTrace trace);
   void merge_into(Record& dst, const RawFunction& src);
   void warn(std::string_view function, std::string_view message);
@@ -107,7 +82,14 @@ class Merger final : public RawSink {
   bool have_kind_ = false;
   uint64_t flags_ = 0;
   std::vector<Record> records_;
+  std::vector<uint64_t> record_refs_;  // key NameRef of records_[i]
   FlatMapPair index_;  // (NameRef of name, FuncHash) -> records_ index
+  bool order_sensitive_ = false;
+  struct TraceBatch {
+    std::vector<TemporalTrace> traces;
+    uint64_t stream_size;
+  };
+  std::vector<TraceBatch> trace_batches_;  // per input, sampled in input order by finish()
   std::vector<std::vector<uint8_t>> binary_ids_;
   std::vector<TemporalTrace> traces_;
   uint64_t trace_stream_size_ = 0;

@@ -119,6 +119,14 @@ bool has_raw_magic(Bytes data) {
          byteswap_int(m) == kRawMagic32;
 }
 
+bool RawReader::lookup_name(const void* ctx, uint64_t name_ref, std::string_view* name) {
+  const auto& table = *static_cast<const NameTable*>(ctx);
+  const uint32_t index = table.by_ref.find(name_ref);
+  if (index == FlatMap64::kMissing) return false;
+  *name = table.views[index];
+  return true;
+}
+
 Expected<void> RawReader::decode_names(Bytes section, uint64_t offset, NameTable& table) {
   if (!table.section.empty() && as_string_view(section) == table.section) return {};
   table.section.assign(as_string_view(section));
@@ -314,15 +322,13 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return d;
   };
 
-  // Address -> NameRef for indirect-call targets (spec 1.12), only when needed.
-  bool any_values = false;
-  for (uint64_t i = 0; i < h.num_data && !any_values; ++i) {
-    const DataRecord d = record_at(i);
-    any_values = d.num_sites[0] | d.num_sites[1] | d.num_sites[2];
-  }
+  // Address -> NameRef for indirect-call targets (spec 1.12), built on the first record
+  // that has value sites.
   std::vector<uint64_t> address_refs;
-  address_to_ref_.clear();
-  if (any_values) {
+  bool address_map_built = false;
+  auto build_address_map = [&] {
+    address_map_built = true;
+    address_to_ref_.clear();
     for (uint64_t i = 0; i < h.num_data; ++i) {
       const DataRecord d = record_at(i);
       if (d.function_ptr == 0) continue;
@@ -334,7 +340,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
         address_refs[at] = std::min(address_refs[at], d.name_ref);  // LLVM: sorted, first
       }
     }
-  }
+  };
   auto remap = [&](uint32_t kind, uint64_t value) -> uint64_t {
     if (kind == 0) {
       const uint32_t at = address_to_ref_.find(value);
@@ -350,6 +356,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return value;
   };
 
+  sink.on_image(h.num_data);
   Cursor values(image.subspan(values_off), base + values_off, swap);
   const uint64_t counters_end = counter_bytes;  // relative to cnt_off
   for (uint64_t i = 0; i < h.num_data; ++i) {
@@ -358,12 +365,8 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     RawFunction fn;
     fn.name_ref = d.name_ref;
     fn.hash = d.hash;
-    const uint32_t name_index = names_.by_ref.find(d.name_ref);
-    if (name_index != FlatMap64::kMissing) {
-      const auto [off, size] = names_.spans[name_index];
-      fn.name = std::string_view(names_.storage).substr(off, size);
-      fn.name_known = true;
-    }
+    fn.name_fn = &RawReader::lookup_name;
+    fn.name_ctx = &names_;
 
     // Counters (spec 1.8 / 1.9).
     const uint64_t delta = h.counters_delta - i * record_size;
@@ -413,6 +416,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     sites_.clear();
     values_.clear();
     if (d.num_sites[0] | d.num_sites[1] | d.num_sites[2]) {
+      if (!address_map_built) build_address_map();
       const uint64_t block_at = values.offset();
       PROFKIT_TRY_ASSIGN(const uint32_t total, values.read<uint32_t>("value data TotalSize"));
       PROFKIT_TRY_ASSIGN(const uint32_t num_kinds, values.read<uint32_t>("NumValueKinds"));
@@ -512,7 +516,8 @@ class ProfileBuilder final : public RawSink {
   explicit ProfileBuilder(std::vector<Record>& out) : out_(out) {}
   Expected<void> on_function(const RawFunction& f) override {
     Record r;
-    r.name.assign(f.name);
+    bool known = false;
+    r.name.assign(f.resolve_name(&known));
     r.hash = f.hash;
     r.counts.assign(f.counts.begin(), f.counts.end());
     r.bitmap.assign(f.bitmap.begin(), f.bitmap.end());

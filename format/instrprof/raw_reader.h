@@ -29,8 +29,23 @@ bool has_raw_magic(Bytes data);
 // One function of a raw image, as views valid only during RawSink::on_function.
 struct RawFunction {
   uint64_t name_ref = 0;        // NameRef from the data record
-  std::string_view name;        // its PGO name; empty when not in the image's name table
+  // The PGO name is resolved on demand (a merge only needs it for records it has not seen):
+  // with name_fn null, `name`/`name_known` hold it; otherwise name_fn looks it up.
+  std::string_view name;        // empty when not in the image's name table
   bool name_known = false;
+  using NameFn = bool (*)(const void* ctx, uint64_t name_ref, std::string_view* name);
+  NameFn name_fn = nullptr;
+  const void* name_ctx = nullptr;
+  // Returns the name; *known is false when the name table lacks name_ref (name empty).
+  std::string_view resolve_name(bool* known) const {
+    if (name_fn == nullptr) {
+      *known = name_known;
+      return name;
+    }
+    std::string_view n;
+    *known = name_fn(name_ctx, name_ref, &n);
+    return n;
+  }
   uint64_t hash = 0;            // FuncHash
   std::span<const uint64_t> counts;  // converted: byte coverage -> 0/1, timestamp removed
   std::span<const uint8_t> bitmap;
@@ -44,6 +59,8 @@ class RawSink {
  public:
   virtual ~RawSink() = default;
   virtual Expected<void> on_function(const RawFunction& function) = 0;
+  // Called at the start of each image with its number of data records (a capacity hint).
+  virtual void on_image(uint64_t /*num_data*/) {}
   // Called once per image before its functions: the image's name-table names and a
   // fingerprint of the names section (equal sections give equal fingerprints).
   virtual void on_name_table(uint64_t /*fingerprint*/,
@@ -78,6 +95,7 @@ class RawReader {
     std::vector<std::string_view> views;  // into storage
     uint64_t fingerprint = 0;
   };
+  static bool lookup_name(const void* ctx, uint64_t name_ref, std::string_view* name);
   Expected<void> decode_names(Bytes section, uint64_t offset, NameTable& table);
   Expected<uint64_t> read_image(Cursor& file, uint64_t magic_swapped, RawSink& sink,
                                 RawFileInfo& info, std::vector<std::string>* names_out,

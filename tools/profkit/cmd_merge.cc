@@ -2,8 +2,14 @@
 // profile, byte-identical to `llvm-profdata merge --num-threads=1` (v13/v11 vs LLVM 22,
 // v7 vs LLVM 14). -j N decodes inputs on N threads; one thread merges them in input order,
 // so the output does not depend on N.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
@@ -54,37 +60,33 @@ std::optional<WeightedInput> parse_weighted(std::string_view spec) {
   return WeightedInput{std::string(spec.substr(comma + 1)), w};
 }
 
-// One decoded input, waiting to be merged.
-struct Decoded {
-  bool ready = false;
-  std::optional<Error> error;
-  bool raw = false;
-  instrprof::DecodedRawInput raw_input;
-  instrprof::Profile profile;
-};
-
-void decode_input(const WeightedInput& in, instrprof::RawReader& reader, Decoded& out) {
-  auto file = MappedFile::open(in.path);
-  if (!file) {
-    out.error = file.error();
-    return;
-  }
-  if (instrprof::has_raw_magic(file->bytes())) {
-    out.raw = true;
-    auto info = reader.read(file->bytes(), out.raw_input);
-    if (!info) {
-      out.error = info.error();
-      return;
+// Reads a whole file into `buf` (reused between inputs: unlike a fresh mapping per input,
+// its pages are faulted in once).
+Expected<void> read_into(const std::string& path, std::vector<uint8_t>& buf) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return make_error(ErrorCode::io, kNoOffset,
+                      std::string("cannot open for reading: ") + std::strerror(errno));
+  struct stat st {};
+  size_t size = 0;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<size_t>(st.st_size);
+  buf.resize(std::max<size_t>(size + 1, 1 << 16));  // +1: EOF shows without growing
+  size_t got = 0;
+  for (;;) {
+    if (got == buf.size()) buf.resize(buf.size() * 2);
+    const ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      return make_error(ErrorCode::io, got, std::string("read failed: ") + std::strerror(e));
     }
-    out.raw_input.info = std::move(*info);
-    return;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
   }
-  auto profile = instrprof::read_profile(file->bytes());
-  if (!profile) {
-    out.error = profile.error();
-    return;
-  }
-  out.profile = std::move(*profile);
+  ::close(fd);
+  buf.resize(got);
+  return {};
 }
 
 int run_merge(MergeCommand& cmd) {
@@ -161,115 +163,64 @@ int run_merge(MergeCommand& cmd) {
   }
   threads = std::min<unsigned>(threads, static_cast<unsigned>(inputs.size()));
 
+  // Merges inputs [begin, end) into `m` in order. Returns false when the command must stop
+  // (after reporting, when `report` is set).
   size_t failures = 0;
-  // Merges one decoded input; returns false when the command must stop.
-  auto consume = [&](const WeightedInput& in, Decoded& d) -> bool {
-    Expected<void> added;
-    if (!d.error) {
-      added = d.raw ? merger.add_decoded(d.raw_input, in.weight, in.path)
-                    : merger.add(d.profile, in.weight, in.path);
-      if (!added && added.error().code != ErrorCode::mismatch) d.error = added.error();
-    }
-    if (!added) {
-      if (!d.error) {  // IR vs front-end: always fatal, as in llvm-profdata
-        report_error(in.path, added.error());
+  auto merge_range = [&](instrprof::Merger& m, size_t begin, size_t end, bool report,
+                         size_t& failed) -> bool {
+    instrprof::RawReader reader;
+    std::vector<uint8_t> buf;
+    for (size_t i = begin; i < end; ++i) {
+      const WeightedInput& in = inputs[i];
+      Expected<void> added;
+      if (auto r = read_into(in.path, buf); !r) {
+        added = Unexpected{r.error()};
+      } else if (const Bytes bytes(buf.data(), buf.size()); instrprof::has_raw_magic(bytes)) {
+        // Fast path: decode straight into the merge, no intermediate Profile.
+        added = m.add_raw(bytes, in.weight, reader, in.path);
+      } else {
+        auto profile = instrprof::read_profile(bytes);
+        added = profile ? m.add(*profile, in.weight, in.path) : Unexpected{profile.error()};
+      }
+      if (added) continue;
+      // Mixing IR and front-end profiles is fatal whatever the failure mode, as in LLVM.
+      if (fail_any || added.error().code == ErrorCode::mismatch) {
+        if (report) report_error(in.path, added.error());
         return false;
       }
-    }
-    if (d.error) {
-      ++failures;
-      if (fail_any) {
-        report_error(in.path, *d.error);
-        return false;
-      }
-      report_warning(in.path, format_error(in.path, *d.error));
+      ++failed;
+      if (report) report_warning(in.path, format_error(in.path, added.error()));
     }
     return true;
   };
 
-  if (threads <= 1) {
-    instrprof::RawReader reader;
-    for (const WeightedInput& in : inputs) {
-      Decoded d;
-      auto file = MappedFile::open(in.path);
-      if (!file) {
-        d.error = file.error();
-      } else if (instrprof::has_raw_magic(file->bytes())) {
-        // Fast path: decode straight into the merge, no intermediate copy.
-        auto added = merger.add_raw(file->bytes(), in.weight, reader, in.path);
-        if (!added) {
-          if (added.error().code == ErrorCode::mismatch) {
-            report_error(in.path, added.error());
-            return 1;
-          }
-          d.error = added.error();
-        }
-        if (!d.error) continue;
-      } else {
-        auto profile = instrprof::read_profile(file->bytes());
-        if (!profile) {
-          d.error = profile.error();
-        } else {
-          d.profile = std::move(*profile);
-        }
-      }
-      if (!consume(in, d)) return 1;
-    }
-  } else {
-    // Workers decode inputs ahead (at most 2*threads in flight); this thread merges them
-    // strictly in input order.
-    std::vector<std::unique_ptr<Decoded>> slots(inputs.size());
-    std::mutex mu;
-    std::condition_variable cv;
-    size_t next = 0, merged_upto = 0;
-    bool stop = false;
-    const size_t window = 2 * threads;
-    auto worker = [&] {
-      instrprof::RawReader reader;
-      for (;;) {
-        size_t i;
-        {
-          std::unique_lock lock(mu);
-          cv.wait(lock, [&] { return stop || next >= inputs.size() || next < merged_upto + window; });
-          if (stop || next >= inputs.size()) return;
-          i = next++;
-        }
-        auto d = std::make_unique<Decoded>();
-        decode_input(inputs[i], reader, *d);
-        {
-          std::lock_guard lock(mu);
-          d->ready = true;
-          slots[i] = std::move(d);
-        }
-        cv.notify_all();
-      }
-    };
+  bool merged_in_parallel = false;
+  if (threads > 1) {
+    // Contiguous chunks merged on their own threads, then folded in input order. When the
+    // grouping could change the result (warnings, weights, truncated sites) or any input
+    // failed, the merge is redone on one thread so that the output never depends on -j.
+    std::vector<instrprof::Merger> parts;
+    parts.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t) parts.emplace_back(options);
+    std::vector<char> ok(threads, 0);
+    std::vector<size_t> failed(threads, 0);
     std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    bool ok = true;
-    for (size_t i = 0; i < inputs.size() && ok; ++i) {
-      std::unique_ptr<Decoded> d;
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return slots[i] && slots[i]->ready; });
-        d = std::move(slots[i]);
-      }
-      ok = consume(inputs[i], *d);
-      d.reset();
-      {
-        std::lock_guard lock(mu);
-        merged_upto = i + 1;
-        if (!ok) stop = true;
-      }
-      cv.notify_all();
+    for (unsigned t = 0; t < threads; ++t) {
+      const size_t begin = inputs.size() * t / threads, end = inputs.size() * (t + 1) / threads;
+      pool.emplace_back([&, t, begin, end] { ok[t] = merge_range(parts[t], begin, end, false, failed[t]); });
     }
-    {
-      std::lock_guard lock(mu);
-      stop = true;
+    for (auto& th : pool) th.join();
+    bool usable = std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; }) &&
+                  std::all_of(failed.begin(), failed.end(), [](size_t f) { return f == 0; });
+    for (unsigned t = 1; t < threads && usable; ++t) usable = parts[0].absorb(std::move(parts[t])).has_value();
+    usable = usable && !parts[0].order_sensitive();
+    if (usable) {
+      merger = std::move(parts[0]);
+      merged_in_parallel = true;
     }
-    cv.notify_all();
-    for (auto& t : pool) t.join();
-    if (!ok) return 1;
+  }
+  if (!merged_in_parallel) {
+    if (!merge_range(merger, 0, inputs.size(), true, failures)) return 1;
   }
   if (failures == inputs.size()) {
     report_error("merge: no profile can be merged (every input failed)");
