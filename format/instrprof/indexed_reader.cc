@@ -197,11 +197,14 @@ Expected<void> read_name_blobs(Cursor c, std::vector<std::string>& names) {
   return {};
 }
 
-// A section that starts at `offset` and may extend to `end` (exclusive).
-Expected<Cursor> section_at(Bytes data, uint64_t offset, uint64_t end, std::string_view what) {
+// A section that starts at `offset` and may extend to `end` (exclusive). Errors point at
+// the header field (`field_at`) that holds the offset.
+Expected<Cursor> section_at(Bytes data, uint64_t field_at, uint64_t offset, uint64_t end,
+                            std::string_view what) {
   if (offset > data.size() || end > data.size() || offset > end)
-    return malformed_at(offset, std::string(what) + " offset " + hex(offset) +
-                                    " lies outside the file (size " + hex(data.size()) + ")");
+    return malformed_at(field_at, std::string(what) + " offset " + hex(offset) +
+                                      " lies outside the file (size " + hex(data.size()) +
+                                      ", section end " + hex(end) + ")");
   return Cursor(data.subspan(offset, end - offset), offset);
 }
 
@@ -367,14 +370,15 @@ Expected<IndexedFile> read_indexed_file(Bytes data) {
       return malformed_at(0x28, "MemProfOffset " + hex(h.memprof_offset) +
                                     " overlaps the hash table");
     const uint64_t end = version >= 9 ? h.binary_id_offset : data.size();
-    PROFKIT_TRY_ASSIGN(Cursor mc, section_at(data, h.memprof_offset, end, "MemProf section"));
+    PROFKIT_TRY_ASSIGN(Cursor mc, section_at(data, 0x28, h.memprof_offset, end, "MemProf section"));
     p.memprof_section.assign(as_string_view(mc.data()));
   }
 
   // Binary ids (v9+).
   if (version >= 9) {
     PROFKIT_TRY_ASSIGN(Cursor bc,
-                       section_at(data, h.binary_id_offset, data.size(), "binary-id section"));
+                       section_at(data, 0x30, h.binary_id_offset, data.size(),
+                                   "binary-id section"));
     PROFKIT_TRY_ASSIGN(uint64_t section_size, bc.read_le<uint64_t>("binary-id section size"));
     PROFKIT_TRY_ASSIGN(Cursor ids, bc.take(section_size, "binary-id section"));
     while (!ids.at_end()) {
@@ -392,7 +396,7 @@ Expected<IndexedFile> read_indexed_file(Bytes data) {
 
   // VTable names (v12+).
   if (version >= 12) {
-    PROFKIT_TRY_ASSIGN(Cursor vc, section_at(data, h.vtable_names_offset, data.size(),
+    PROFKIT_TRY_ASSIGN(Cursor vc, section_at(data, 0x40, h.vtable_names_offset, data.size(),
                                              "vtable-names section"));
     PROFKIT_TRY_ASSIGN(uint64_t len, vc.read_le<uint64_t>("vtable names length"));
     PROFKIT_TRY_ASSIGN(Cursor blob, vc.take(len, "vtable names"));
@@ -403,7 +407,7 @@ Expected<IndexedFile> read_indexed_file(Bytes data) {
   if (version >= 10 && (p.flags & kFlagTemporal)) {
     if (h.temporal_traces_offset == 0)
       return malformed_at(0x38, "the temporal flag is set but TemporalProfTracesOffset is 0");
-    PROFKIT_TRY_ASSIGN(Cursor tc, section_at(data, h.temporal_traces_offset, data.size(),
+    PROFKIT_TRY_ASSIGN(Cursor tc, section_at(data, 0x38, h.temporal_traces_offset, data.size(),
                                              "temporal traces section"));
     const uint64_t at = tc.offset();
     PROFKIT_TRY_ASSIGN(uint64_t num_traces, tc.read_le<uint64_t>("NumTraces"));
