@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -22,7 +24,9 @@ std::string hex(std::span<const uint8_t> bytes) {
 }
 
 std::string b3sum(const std::vector<uint8_t>& data) {
-  const std::string path = std::string(PROFKIT_BINARY_DIR) + "/blake3_test_input.bin";
+  // One file per process: CTest runs each TEST as its own process, in parallel.
+  const std::string path = std::string(PROFKIT_BINARY_DIR) + "/blake3_test_input." +
+                           std::to_string(getpid()) + ".bin";
   {
     std::ofstream f(path, std::ios::binary);
     f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
@@ -33,6 +37,7 @@ std::string b3sum(const std::vector<uint8_t>& data) {
   char buf[128] = {};
   const size_t n = fread(buf, 1, sizeof(buf) - 1, p);
   EXPECT_EQ(pclose(p), 0);
+  std::remove(path.c_str());
   std::string s(buf, n);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
