@@ -19,6 +19,7 @@
 #include "format/memprof/indexed_writer.h"
 #include "format/memprof/raw_reader.h"
 #include "format/memprof/records.h"
+#include "format/memprof/yaml_reader.h"
 #include "report/memprof_show.h"
 #include "symbolize/memprof_symbolizer.h"
 #include "tests/support/harness.h"
@@ -207,6 +208,36 @@ TEST_P(MemProfConformance, ShowIndexedIdenticalToLlvmProfdata) {
     const auto theirs = run_ok("llvm-profdata-22 show --memory " + sh_quote(ref));
     EXPECT_EQ(report::show_memprof_indexed(*idx), theirs.out) << "version " << v;
   }
+}
+
+// `llvm-profdata show --memory` of an indexed profile is YAML that merge accepts: our YAML
+// reader + writer must give what llvm-profdata merge gives for it, for every version, and
+// the shown text of the result must match too.
+TEST_P(MemProfConformance, YamlInputMergesLikeLlvmProfdata) {
+  const std::string bin = binary();
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir(std::string("yaml_") + GetParam().name);
+  const std::string idx = dir + "/from_raw.profdata";
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) +
+         " -o " + sh_quote(idx));
+  const std::string yaml = dir + "/profile.yaml";
+  run_ok("llvm-profdata-22 show --memory " + sh_quote(idx) + " -o " + sh_quote(yaml));
+  const std::string text = read_file(yaml);
+  auto parsed = memprof::read_memprof_yaml(as_bytes(text));
+  ASSERT_TRUE(parsed) << format_error(yaml, parsed.error());
+  for (uint64_t v : memprof::kIndexedVersions) {
+    const std::string ref = dir + "/v" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) + " " + sh_quote(yaml) +
+           " -o " + sh_quote(ref));
+    auto [offset, theirs] = memprof_section(ref);
+    memprof::IndexedWriteOptions o;
+    o.version = v;
+    o.section_offset = offset;
+    EXPECT_TRUE(memprof::write_memprof_section(parsed->data, o) == theirs) << "version " << v;
+  }
+  const std::string seeds = std::string(PROFKIT_BINARY_DIR) + "/seeds/memprof_yaml_reader_fuzz";
+  fs::create_directories(seeds);
+  write_file(seeds + "/" + GetParam().name + ".yaml", text);
 }
 
 TEST_P(MemProfConformance, EveryRawPrefixAndCorruptionFailsCleanly) {
