@@ -1,0 +1,50 @@
+// One call from memprof input files to the records an indexed profile stores: raw profiles
+// (read, merged per file, symbolized with the given binaries) and YAML files, all merged
+// record by record. What `profkit merge` and `profkit show --memory` run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "format/bytes/expected.h"
+#include "format/memprof/records.h"
+#include "symbolize/memprof_symbolizer.h"
+
+namespace profkit::symbolize {
+
+enum class MemProfInputKind { raw, yaml, indexed, other };
+
+// Sniffs a file's first bytes (raw magic, "---", indexed magic).
+MemProfInputKind memprof_input_kind(Bytes data);
+
+struct MemProfInputReport {
+  std::string path;
+  uint64_t raw_version = 0;
+  uint64_t mibs = 0;
+  uint64_t dropped_mibs = 0;           // contexts with no symbolizable PC
+  uint64_t dropped_alloc_count = 0;    // allocations in those contexts
+  uint64_t stacks_kept = 0;            // raw stack entries that kept a PC
+  MemProfSymbolizerStats symbolizer;   // PC counts (raw inputs)
+  bool yaml_data_access_dropped = false;
+};
+
+struct MemProfLoadOptions {
+  std::vector<std::string> binaries;   // --profiled-binary values (files or directories)
+  // true: exactly llvm-profdata's matching (one binary, one segment); chosen automatically
+  // when one binary file (not a directory) is given.
+  bool auto_llvm_compatible = true;
+};
+
+struct MemProfInput {
+  std::string path;  // for reports and errors
+  Bytes bytes;       // the file contents (the caller keeps them alive)
+};
+
+// Loads and merges every input (raw or YAML) in order. `reports` gets one entry per input;
+// on error `failed_path` names the input (or the binary) that failed.
+Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
+                                                   const MemProfLoadOptions& options,
+                                                   std::vector<MemProfInputReport>* reports,
+                                                   std::string* failed_path);
+
+}  // namespace profkit::symbolize

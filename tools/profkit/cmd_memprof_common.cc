@@ -1,0 +1,195 @@
+// MemProf support for `profkit merge` / `profkit show` (see memprof_cli.h). Registers no
+// subcommand of its own.
+#include <cstdio>
+#include <memory>
+
+#include "format/memprof/indexed_reader.h"
+#include "format/memprof/indexed_writer.h"
+#include "format/memprof/raw_reader.h"
+#include "format/memprof/yaml_reader.h"
+#include "io/mapped_file.h"
+#include "io/output_file.h"
+#include "report/memprof_show.h"
+#include "symbolize/memprof_pipeline.h"
+#include "tools/profkit/command.h"
+#include "tools/profkit/memprof_cli.h"
+
+namespace profkit::cli {
+
+struct MemProfMerged {
+  memprof::MemProfData data;
+};
+
+bool is_memprof_input(Bytes bytes) {
+  const auto kind = symbolize::memprof_input_kind(bytes);
+  return kind == symbolize::MemProfInputKind::raw || kind == symbolize::MemProfInputKind::yaml;
+}
+
+std::vector<std::string> take_memprof_inputs(std::vector<std::string>& paths) {
+  std::vector<std::string> memprof, rest;
+  for (auto& p : paths) {
+    auto f = MappedFile::open(p);
+    if (f && is_memprof_input(f->bytes()))
+      memprof.push_back(std::move(p));
+    else
+      rest.push_back(std::move(p));
+  }
+  paths = std::move(rest);
+  return memprof;
+}
+
+namespace {
+
+void warn_dropped(const std::vector<symbolize::MemProfInputReport>& reports) {
+  for (const auto& r : reports) {
+    if (r.dropped_mibs > 0)
+      report_warning(r.path, std::to_string(r.dropped_mibs) + " of " + std::to_string(r.mibs) +
+                                 " allocation contexts (" + std::to_string(r.dropped_alloc_count) +
+                                 " allocations) had no symbolizable frame and were dropped");
+    const auto& s = r.symbolizer;
+    if (s.pcs > s.symbolized + s.outside_binaries && s.no_debug_info > 0)
+      report_warning(r.path, std::to_string(s.no_debug_info) +
+                                 " PCs inside the profiled binaries have no DWARF subprogram");
+    if (r.yaml_data_access_dropped)
+      report_warning(r.path, "DataAccessProfiles are not carried over (not supported)");
+  }
+}
+
+}  // namespace
+
+bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
+                  std::shared_ptr<MemProfMerged>& out) {
+  std::vector<MappedFile> files;
+  std::vector<symbolize::MemProfInput> in;
+  for (const auto& p : inputs) {
+    auto f = MappedFile::open(p);
+    if (!f) {
+      report_error(p, f.error());
+      return false;
+    }
+    files.push_back(std::move(*f));
+  }
+  for (size_t i = 0; i < files.size(); ++i) in.push_back({inputs[i], files[i].bytes()});
+  symbolize::MemProfLoadOptions load;
+  load.binaries = options.profiled_binaries;
+  std::vector<symbolize::MemProfInputReport> reports;
+  std::string failed;
+  auto data = symbolize::load_memprof_inputs(in, load, &reports, &failed);
+  if (!data) {
+    report_error(failed, data.error());
+    return false;
+  }
+  warn_dropped(reports);
+  out = std::make_shared<MemProfMerged>();
+  out->data = std::move(*data);
+  return true;
+}
+
+std::string memprof_section_at(const MemProfMerged& merged, const MemProfCliOptions& options,
+                               uint64_t offset) {
+  memprof::IndexedWriteOptions o;
+  o.version = static_cast<uint64_t>(options.memprof_version);
+  o.full_schema = options.full_schema;
+  o.section_offset = offset;
+  return memprof::write_memprof_section(merged.data, o);
+}
+
+std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOptions& options) {
+  memprof::IndexedWriteOptions o;
+  o.version = static_cast<uint64_t>(options.memprof_version);
+  o.full_schema = options.full_schema;
+  return memprof::write_memprof_only_profile(merged.data, o);
+}
+
+namespace {
+
+int emit(const std::string& text, const std::string& output) {
+  if (output.empty() || output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : 1;
+  }
+  auto out = OutputFile::create(output);
+  if (!out) {
+    report_error(output, out.error());
+    return 1;
+  }
+  if (auto w = out->write(text); !w) {
+    report_error(output, w.error());
+    return 1;
+  }
+  if (auto c = out->commit(); !c) {
+    report_error(output, c.error());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int show_memprof(const std::string& input, const MemProfCliOptions& options,
+                 const std::string& output) {
+  auto file = MappedFile::open(input);
+  if (!file) {
+    report_error(input, file.error());
+    return 1;
+  }
+  const Bytes bytes = file->bytes();
+  switch (symbolize::memprof_input_kind(bytes)) {
+    case symbolize::MemProfInputKind::indexed: {
+      auto idx = memprof::read_indexed_memprof(bytes);
+      if (!idx) {
+        report_error(input, idx.error());
+        return 1;
+      }
+      return emit(report::show_memprof_indexed(*idx), output);
+    }
+    case symbolize::MemProfInputKind::raw: {
+      auto profiles = memprof::read_raw_profiles(bytes);
+      if (!profiles) {
+        report_error(input, profiles.error());
+        return 1;
+      }
+      auto merged = memprof::merge_raw_profiles(std::move(*profiles));
+      if (!merged) {
+        report_error(input, merged.error());
+        return 1;
+      }
+      symbolize::MemProfInput in{input, bytes};
+      symbolize::MemProfLoadOptions load;
+      load.binaries = options.profiled_binaries;
+      std::vector<symbolize::MemProfInputReport> reports;
+      std::string failed;
+      auto data = symbolize::load_memprof_inputs({in}, load, &reports, &failed);
+      if (!data) {
+        report_error(failed, data.error());
+        return 1;
+      }
+      warn_dropped(reports);
+      return emit(report::show_memprof_raw(*merged, *data, reports.front().stacks_kept), output);
+    }
+    case symbolize::MemProfInputKind::yaml: {
+      auto yaml = memprof::read_memprof_yaml(bytes);
+      if (!yaml) {
+        report_error(input, yaml.error());
+        return 1;
+      }
+      // As `llvm-profdata merge YAML -o P; llvm-profdata show --memory P` would print.
+      memprof::IndexedWriteOptions o;
+      o.version = static_cast<uint64_t>(options.memprof_version);
+      const std::string file_bytes = memprof::write_memprof_only_profile(yaml->data, o);
+      auto idx = memprof::read_indexed_memprof(as_bytes(file_bytes));
+      if (!idx) {
+        report_error(input, idx.error());
+        return 1;
+      }
+      return emit(report::show_memprof_indexed(*idx), output);
+    }
+    case symbolize::MemProfInputKind::other:
+      break;
+  }
+  report_error(input, Error{ErrorCode::bad_magic, 0,
+                            "expected a raw memprof profile, MemProf YAML or an indexed profile"});
+  return 1;
+}
+
+}  // namespace profkit::cli

@@ -1,0 +1,67 @@
+// MemProf parts of `profkit merge` and `profkit show`, kept in their own file so the IRPGO
+// commands only call in: option values in, exit status out, errors printed as
+// `FILE:OFFSET: error: MESSAGE (code)`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "format/bytes/cursor.h"
+#include "format/instrprof/profile.h"
+
+namespace profkit::cli {
+
+struct MemProfCliOptions {
+  std::vector<std::string> profiled_binaries;  // --profiled-binary (repeatable; dirs too)
+  int memprof_version = 3;                     // --memprof-version=2|3|4
+  bool full_schema = false;                    // --memprof-full-schema
+};
+
+// True if `bytes` is a raw memprof profile or MemProf YAML (what merge routes here).
+bool is_memprof_input(Bytes bytes);
+
+// Removes the memprof inputs (raw/YAML) from `paths` and returns them, in order.
+std::vector<std::string> take_memprof_inputs(std::vector<std::string>& paths);
+
+// Loads, symbolizes and merges `inputs`; prints per-input warnings about what could not be
+// symbolized. Returns false after printing an error.
+struct MemProfMerged;
+bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
+                  std::shared_ptr<MemProfMerged>& out);
+
+// A memprof-only indexed profile, laid out as llvm-profdata 22 writes it.
+std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOptions& options);
+
+// Puts the memprof section into an indexed file produced by the IRPGO writer: `write`
+// is called with `profile` (memprof_section + kFlagMemProf set) and must return the file
+// bytes; the section is then regenerated for the offset the writer placed it at
+// (the section stores absolute file offsets). Returns false after printing an error.
+template <class WriteFn>
+bool write_with_memprof(instrprof::Profile& profile, const MemProfMerged& merged,
+                        const MemProfCliOptions& options, WriteFn&& write, std::string& bytes);
+
+// Section bytes for a given absolute file offset.
+std::string memprof_section_at(const MemProfMerged& merged, const MemProfCliOptions& options,
+                               uint64_t offset);
+
+// `show --memory FILE`: raw (symbolized with the binaries), YAML, or indexed. Returns the
+// exit status; writes the text to `output` (empty = stdout).
+int show_memprof(const std::string& input, const MemProfCliOptions& options,
+                 const std::string& output);
+
+template <class WriteFn>
+bool write_with_memprof(instrprof::Profile& profile, const MemProfMerged& merged,
+                        const MemProfCliOptions& options, WriteFn&& write, std::string& bytes) {
+  profile.flags |= instrprof::kFlagMemProf;
+  profile.memprof_section = memprof_section_at(merged, options, 0);
+  if (!write(profile, bytes)) return false;
+  if (bytes.size() < 0x30) return false;
+  const uint64_t at = load_le<uint64_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 0x28);
+  const std::string section = memprof_section_at(merged, options, at);
+  if (section.size() != profile.memprof_section.size() || at + section.size() > bytes.size())
+    return false;
+  bytes.replace(at, section.size(), section);
+  return true;
+}
+
+}  // namespace profkit::cli
