@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/hash.h"
@@ -79,7 +80,7 @@ void put_value_data(std::string& out, const Record& r, size_t num_kinds) {
     put32(out, static_cast<uint32_t>(sites.size()));
     for (const ValueSite& s : sites)
       out.push_back(static_cast<char>(std::min<size_t>(s.size(), 255)));
-    pad_to_8(out);  // header starts 8-aligned within the blob, so blob alignment suffices
+    while ((out.size() - start) % 8 != 0) out.push_back('\0');  // aligned within the blob
     for (const ValueSite& s : sites)
       for (size_t i = 0; i < std::min<size_t>(s.size(), 255); ++i) {
         put64(out, s[i].value);
@@ -178,9 +179,23 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
   for (size_t i = 0; i < key_order.size(); ++i) key_hashes[i] = md5_name_ref(names[key_order[i]]);
   const auto buckets = on_disk_hash_buckets(key_hashes);
   std::vector<uint64_t> bucket_offsets(buckets.size(), 0);
-  std::string data;
+  {
+    // Size first so the payload is written into one buffer without regrowing.
+    size_t estimate = out.size() + 16 * buckets.size() + 4096;
+    for (const Record& r : merged.records) {
+      estimate += 64 + r.name.size() + 8 * (r.counts.size() + r.bitmap.size());
+      for (const auto& sites : r.value_sites) {
+        estimate += 16 + sites.size();
+        for (const ValueSite& site : sites) estimate += 16 * site.size();
+      }
+    }
+    for (const auto& id : merged.binary_ids) estimate += 16 + id.size();
+    for (const TemporalTrace& t : merged.traces) estimate += 16 + 8 * t.function_refs.size();
+    out.reserve(estimate + merged.memprof_section.size());
+  }
   std::vector<uint64_t> hashes;
-  std::unordered_map<uint64_t, uint32_t> by_hash;
+  std::vector<uint32_t> by_hash;  // record index per entry of `hashes`
+  const DenseMapHash dense_hash = llvm14 ? DenseMapHash::llvm14 : DenseMapHash::llvm22;
   for (size_t b = 0; b < buckets.size(); ++b) {
     if (buckets[b].empty()) continue;
     bucket_offsets[b] = out.size();
@@ -190,27 +205,36 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
       hashes.clear();
       by_hash.clear();
       for (uint32_t r : name_records[name]) {
-        if (by_hash.emplace(merged.records[r].hash, r).second)
-          hashes.push_back(merged.records[r].hash);
-      }
-      data.clear();
-      for (uint64_t h : dense_map_order(hashes, llvm14 ? DenseMapHash::llvm14 : DenseMapHash::llvm22)) {
-        const Record& r = merged.records[by_hash[h]];
-        (r.is_context_sensitive() ? cs_summary : summary).add_record(r);
-        put64(data, r.hash);
-        put64(data, r.counts.size());
-        for (uint64_t c : r.counts) put64(data, c);
-        if (version >= 11) {
-          put64(data, r.bitmap.size());
-          for (uint8_t byte : r.bitmap) put64(data, byte);
-        }
-        put_value_data(data, r, num_kinds);
+        const uint64_t h = merged.records[r].hash;
+        if (std::find(hashes.begin(), hashes.end(), h) != hashes.end()) continue;
+        hashes.push_back(h);
+        by_hash.push_back(r);
       }
       put64(out, key_hashes[item]);
       put64(out, names[name].size());
-      put64(out, data.size());
+      const size_t data_len_at = out.size();
+      put64(out, 0);  // DataLen, patched below
       out.append(names[name]);
-      out.append(data);
+      const size_t data_at = out.size();
+      const std::vector<uint64_t> ordered =
+          hashes.size() == 1 ? hashes : dense_map_order(hashes, dense_hash);
+      for (uint64_t h : ordered) {
+        const size_t at = std::find(hashes.begin(), hashes.end(), h) - hashes.begin();
+        const Record& r = merged.records[by_hash[at]];
+        (r.is_context_sensitive() ? cs_summary : summary).add_record(r);
+        put64(out, r.hash);
+        put64(out, r.counts.size());
+        const size_t counts_at = out.size();
+        out.resize(counts_at + 8 * r.counts.size());
+        auto* dst = reinterpret_cast<uint8_t*>(out.data() + counts_at);
+        for (size_t i = 0; i < r.counts.size(); ++i) store_le<uint64_t>(dst + 8 * i, r.counts[i]);
+        if (version >= 11) {
+          put64(out, r.bitmap.size());
+          for (uint8_t byte : r.bitmap) put64(out, byte);
+        }
+        put_value_data(out, r, num_kinds);
+      }
+      patch64(out, data_len_at, out.size() - data_at);
     }
   }
   pad_to_8(out);
