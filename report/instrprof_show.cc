@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -147,10 +148,35 @@ void append_value_stats(std::string& out, const ValueSiteStats& stats) {
   }
 }
 
-void append_text_records(std::string& out, const Profile& profile, const ShowOptions& options) {
+// Hands the output to a sink in pieces of about kChunkBytes, reusing one buffer, so a
+// large profile's text never has to exist whole (saves the page faults of a second copy
+// of it). Without a sink the buffer just grows.
+class Chunker {
+ public:
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  Chunker(std::string& out, const ShowSink* sink) : out_(out), sink_(sink) {}
+  // The most the buffer holds at once (plus one record).
+  size_t max_piece_bytes() const { return sink_ == nullptr ? SIZE_MAX : kChunkBytes + 65536; }
+  // Call between records. False once the sink has refused a piece.
+  bool after_record() { return sink_ == nullptr || out_.size() < kChunkBytes || flush(); }
+  bool flush() {
+    if (sink_ == nullptr) return true;
+    if (ok_ && !out_.empty()) ok_ = (*sink_)(out_);
+    out_.clear();
+    return ok_;
+  }
+
+ private:
+  std::string& out_;
+  const ShowSink* sink_;
+  bool ok_ = true;
+};
+
+bool append_text_records(std::string& out, const Profile& profile, const ShowOptions& options,
+                         Chunker& chunker) {
   // Only IR profiles get a marker; `show --text` writes no comment line and no other flag.
   if (profile.is_ir()) out += ":ir\n";
-  if (!options.all_functions && options.function.empty()) return;
+  if (!options.all_functions && options.function.empty()) return true;
   NameTable names(profile);
   // LLVM 22's text reader reuses one record while iterating and only assigns the bitmap
   // when a record has one, so in `show` a record without a bitmap prints the bitmap of the
@@ -171,7 +197,9 @@ void append_text_records(std::string& out, const Profile& profile, const ShowOpt
     } else {
       instrprof::append_text_record(out, r, names.resolver());
     }
+    if (!chunker.after_record()) return false;
   }
+  return true;
 }
 
 void append_detailed_summary(std::string& out, const instrprof::Summary& summary) {
@@ -253,22 +281,19 @@ size_t estimate_size(const Profile& profile, const ShowOptions& options) {
   return n;
 }
 
-}  // namespace
-
-void append_show_instrprof(std::string& out, const Profile& profile,
-                           const ShowOptions& options) {
-  if (options.text) {
-    append_text_records(out, profile, options);
-    return;
-  }
-  out.reserve(out.size() + estimate_size(profile, options));
+// Renders into `out`; false if the chunker's sink refused a piece (output incomplete).
+bool render(std::string& out, const Profile& profile, const ShowOptions& options,
+            Chunker& chunker) {
+  if (options.text) return append_text_records(out, profile, options, chunker);
+  out.reserve(out.size() + std::min(estimate_size(profile, options), chunker.max_piece_bytes()));
 
   const bool is_ir = profile.is_ir();
   const bool want_names = options.ic_targets || options.show_vtables;
   std::optional<NameTable> names;
   if (want_names && (options.all_functions || !options.function.empty())) names.emplace(profile);
 
-  instrprof::SummaryBuilder builder;
+  // The per-count histogram is only needed for the detailed summary.
+  instrprof::SummaryBuilder builder(/*skip_pseudo_counts=*/true, !options.detailed_summary);
   size_t shown = 0;
   uint64_t below_cutoff = 0;
   std::vector<std::pair<std::string_view, uint64_t>> hottest;  // (name, max counter)
@@ -281,6 +306,7 @@ void append_show_instrprof(std::string& out, const Profile& profile,
   }
 
   for (const Record& r : profile.records) {
+    if (!chunker.after_record()) return false;
     if (is_ir && r.is_context_sensitive() != options.showcs) continue;
     const bool show = options.all_functions ||
                       (!options.function.empty() &&
@@ -393,7 +419,7 @@ void append_show_instrprof(std::string& out, const Profile& profile,
                          stats[static_cast<size_t>(ValueKind::mem_op_size)], nullptr);
     }
   }
-  if (options.covered) return;
+  if (options.covered) return true;
 
   std::vector<uint32_t> cutoffs;
   if (options.detailed_summary) {
@@ -482,12 +508,28 @@ void append_show_instrprof(std::string& out, const Profile& profile,
     out += '\n';
   }
   if (options.temporal_profile_traces) append_temporal_traces(out, profile);
+  return true;
+}
+
+}  // namespace
+
+void append_show_instrprof(std::string& out, const Profile& profile,
+                           const ShowOptions& options) {
+  Chunker unbounded(out, nullptr);
+  render(out, profile, options, unbounded);
 }
 
 std::string show_instrprof(const Profile& profile, const ShowOptions& options) {
   std::string out;
   append_show_instrprof(out, profile, options);
   return out;
+}
+
+bool write_show_instrprof(const Profile& profile, const ShowOptions& options,
+                          const ShowSink& sink) {
+  std::string buf;
+  Chunker chunker(buf, &sink);
+  return render(buf, profile, options, chunker) && chunker.flush();
 }
 
 }  // namespace profkit::report

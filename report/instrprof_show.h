@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/instrprof/profile.h"
@@ -39,5 +41,13 @@ std::string show_instrprof(const instrprof::Profile& profile, const ShowOptions&
 // Same, appending to `out` (lets a caller reuse one buffer).
 void append_show_instrprof(std::string& out, const instrprof::Profile& profile,
                            const ShowOptions& options);
+
+// Receives consecutive pieces of the output; returns false to stop (e.g. a failed write).
+using ShowSink = std::function<bool(std::string_view piece)>;
+
+// Same text, handed to `sink` in pieces of about 1 MiB through one reused buffer, for
+// profiles whose text is large. Returns false if the sink refused a piece.
+bool write_show_instrprof(const instrprof::Profile& profile, const ShowOptions& options,
+                          const ShowSink& sink);
 
 }  // namespace profkit::report

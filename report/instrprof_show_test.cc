@@ -429,6 +429,29 @@ TEST(InstrProfShow, PseudoCountsPrintAMarkerAndStayOutOfTheSummary) {
                 "Total count: 6\n");
 }
 
+TEST(InstrProfShow, PiecesToASinkJoinToTheWholeText) {
+  Profile p = simple22();
+  for (int i = 0; i < 40000; ++i)
+    p.records.push_back(make_record("f" + std::to_string(i), static_cast<uint64_t>(i), {1, 2, 3}));
+  ShowOptions o;
+  o.all_functions = true;
+  o.counts = true;
+  const std::string whole = show_instrprof(p, o);
+  ASSERT_GT(whole.size(), size_t{2} << 20);  // several pieces
+  std::string joined;
+  size_t pieces = 0;
+  EXPECT_TRUE(write_show_instrprof(p, o, [&](std::string_view piece) {
+    joined += piece;
+    ++pieces;
+    return true;
+  }));
+  EXPECT_GE(pieces, 2u);
+  EXPECT_EQ(joined, whole);
+  size_t calls = 0;
+  EXPECT_FALSE(write_show_instrprof(p, o, [&](std::string_view) { return ++calls > 1 && false; }));
+  EXPECT_EQ(calls, 1u);  // stops at the first refusal
+}
+
 TEST(InstrProfShow, TopnTiesKeepIterationOrder) {
   Profile p = simple22();
   for (auto& r : p.records) r.counts = {4};

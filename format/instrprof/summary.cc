@@ -20,7 +20,7 @@ void SummaryBuilder::add_record(const Record& record) {
     }
     totals_.max_block_count = std::max(totals_.max_block_count, c);
     totals_.total_block_count += c;  // wraps like LLVM's uint64_t sum
-    ++count_frequency_[c];
+    if (!totals_only_) ++count_frequency_[c];
   }
 }
 

@@ -45,6 +45,10 @@ class SummaryBuilder {
  public:
   // skip_pseudo_counts: LLVM 22 ignores records whose Counts[0] is a pseudo count.
   explicit SummaryBuilder(bool skip_pseudo_counts = true) : skip_pseudo_(skip_pseudo_counts) {}
+  // totals_only: keep only the six totals (detailed entries from finish() are then empty);
+  // skips the per-count histogram, which dominates when nobody prints the cutoffs.
+  SummaryBuilder(bool skip_pseudo_counts, bool totals_only)
+      : skip_pseudo_(skip_pseudo_counts), totals_only_(totals_only) {}
 
   void add_record(const Record& record);
   // The summary with one detailed entry per cutoff; `cutoffs` must be ascending.
@@ -52,6 +56,7 @@ class SummaryBuilder {
 
  private:
   bool skip_pseudo_;
+  bool totals_only_ = false;
   Summary totals_;
   std::map<uint64_t, uint64_t, std::greater<>> count_frequency_;  // count -> how many
 };

@@ -1,6 +1,6 @@
 // `profkit show`: prints an IR-PGO profile (raw, indexed or text) exactly as
 // `llvm-profdata-22 show` does for the same file and flags. Parses options into
-// report::ShowOptions, reads the file, and writes the printer's text once.
+// report::ShowOptions, reads the file, and writes the printer's text in 1 MiB pieces.
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -82,10 +82,12 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     report_error(cmd.input, profile.error());
     return 1;
   }
-  const std::string text = report::show_instrprof(*profile, cmd.options);
-
   if (cmd.output.empty() || cmd.output == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    const bool ok = report::write_show_instrprof(
+        *profile, cmd.options, [](std::string_view piece) {
+          return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+        });
+    if (!ok) {
       report_error("cannot write to standard output");
       return 1;
     }
@@ -96,9 +98,16 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     report_error(cmd.output, out.error());
     return 1;
   }
-  if (auto w = out->write(text); !w) {
-    report_error(cmd.output, w.error());
-    return 1;
+  Error write_error;
+  const bool ok = report::write_show_instrprof(
+      *profile, cmd.options, [&](std::string_view piece) {
+        auto w = out->write(piece);
+        if (!w) write_error = w.error();
+        return w.has_value();
+      });
+  if (!ok) {
+    report_error(cmd.output, write_error);
+    return 1;  // OutputFile removes the temporary file: no partial output
   }
   if (auto c = out->commit(); !c) {
     report_error(cmd.output, c.error());
