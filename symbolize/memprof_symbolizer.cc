@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <unordered_map>
 
 namespace profkit::symbolize {
 
@@ -34,6 +35,13 @@ struct MemProfSymbolizer::Binary {
     Dwarf_Off cu_offset;
   };
   std::vector<CuRange> cu_ranges;  // sorted by lo
+  struct FnRange {
+    uint64_t lo, hi;
+    Dwarf_Off die_offset;
+  };
+  // Per compile unit (by CU DIE offset): address ranges of its out-of-line subprograms,
+  // sorted by lo, built on first use so a lookup is a binary search, not a DIE walk.
+  std::unordered_map<Dwarf_Off, std::vector<FnRange>> fn_ranges;
   bool matched = false;
 
   ~Binary() {
@@ -127,6 +135,26 @@ bool collect_chain(Dwarf_Die* parent, uint64_t pc, std::vector<Dwarf_Die>& chain
   return false;
 }
 
+// Collects the address ranges of subprograms under `parent` (descending into namespaces).
+void index_functions(Dwarf_Die* parent, std::vector<Binary::FnRange>& out, int depth) {
+  if (depth > 64) return;
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram) {
+      Dwarf_Addr base, lo, hi;
+      ptrdiff_t it = 0;
+      while ((it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0)
+        if (lo < hi) out.push_back({lo, hi, dwarf_dieoffset(&child)});
+    } else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+      index_functions(&child, out, depth + 1);
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  if (depth == 0)
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.lo < y.lo; });
+}
+
 const char* linkage_name(Dwarf_Die* die) {
   Dwarf_Attribute attr;
   for (unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
@@ -170,8 +198,21 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   if (found == nullptr) return Drop::no_debug_info;
   Dwarf_Die cu;
   if (dwarf_offdie(b.dwarf, found->cu_offset, &cu) == nullptr) return Drop::no_debug_info;
+  auto [fit, fresh] = b.fn_ranges.try_emplace(found->cu_offset);
+  if (fresh) index_functions(&cu, fit->second, 0);
+  const auto& fns = fit->second;
   std::vector<Dwarf_Die> chain;
-  collect_chain(&cu, addr, chain, 0);
+  auto fr = std::upper_bound(fns.begin(), fns.end(), addr,
+                             [](uint64_t a, const Binary::FnRange& r) { return a < r.lo; });
+  for (int back = 0; fr != fns.begin() && back < 8 && chain.empty(); ++back) {
+    --fr;
+    if (addr < fr->lo || addr >= fr->hi) continue;
+    Dwarf_Die fn;
+    if (dwarf_offdie(b.dwarf, fr->die_offset, &fn) == nullptr) continue;
+    chain.push_back(fn);
+    collect_chain(&fn, addr, chain, 0);
+  }
+  if (chain.empty()) collect_chain(&cu, addr, chain, 0);  // unusual layouts: full walk
   if (chain.empty()) return Drop::no_debug_info;
   const char* innermost = linkage_name(&chain.back());
   if (innermost == nullptr || *innermost == '\0') return Drop::no_debug_info;
