@@ -467,21 +467,25 @@ int dump_profile(bool at_exit) {
 }
 
 void reset_profile() {
-  g_dump_lock.lock();
   if (g.compat) {
+    g_dump_lock.lock();
     g_compat_appending = false;  // compiler-rt: the next dump truncates the file (A.11)
-  } else {
-    // Start a new profile: freed data so far is dropped (it is in the last dump's file)
-    // and the next dump goes to a new file, so earlier profiles are never overwritten.
-    const uint32_t threads = thread_state_count();
-    for (uint32_t t = 0; t < threads; ++t) {
-      ThreadState* state = thread_state_at(t);
-      state->lock.lock();
-      table_clear(&state->mibs);
-      state->lock.unlock();
-    }
-    ++g_epoch;
+    g_dump_lock.unlock();
+    return;
   }
+  // Ends the current round: its file receives a final, complete snapshot, then the tables
+  // start empty and later dumps go to a new file (".<round>" appended), so no earlier
+  // profile is overwritten and no freed allocation is counted in two files.
+  dump_profile(false);
+  g_dump_lock.lock();
+  const uint32_t threads = thread_state_count();
+  for (uint32_t t = 0; t < threads; ++t) {
+    ThreadState* state = thread_state_at(t);
+    state->lock.lock();
+    table_clear(&state->mibs);
+    state->lock.unlock();
+  }
+  ++g_epoch;
   g_dump_lock.unlock();
 }
 

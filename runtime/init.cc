@@ -11,7 +11,7 @@
 #include "runtime/abi.h"
 #include "runtime/rt.h"
 
-extern "C" char* getenv(const char* name) noexcept;
+extern "C" char** environ;
 extern "C" int atexit(void (*fn)(void)) noexcept;
 
 // ---- ABI data (A.2.1, A.2.2) ---------------------------------------------------------
@@ -26,10 +26,25 @@ void __memprof_version_mismatch_check_v1(void) {}
 
 namespace profkit::rt {
 
-constinit Globals g;  // constant-initialized: malloc may run before any constructor
+constinit Globals g;
+char** g_start_envp = nullptr;  // constant-initialized: malloc may run before any constructor
 namespace {
 SpinLock g_arena_lock;
 std::atomic<bool> g_dump_pending{false};
+
+// getenv without libc: .preinit_array functions run before libc has set `environ`, so the
+// environment passed to them (glibc passes argc, argv, envp) is used until it has.
+const char* find_env(const char* name) {
+  char** env = environ != nullptr ? environ : g_start_envp;
+  if (env == nullptr) return nullptr;
+  for (; *env != nullptr; ++env) {
+    const char* e = *env;
+    const char* n = name;
+    while (*n && *e == *n) ++e, ++n;
+    if (*n == '\0' && *e == '=') return e + 1;
+  }
+  return nullptr;
+}
 
 // Hides a weak symbol's address from constant folding: the compiler cannot know whether the
 // program replaced our empty default.
@@ -53,7 +68,7 @@ void load_options() {
     while (defaults[n]) ++n;
     parse_options(defaults, n, "__memprof_default_options", &g.options, print_error_line, nullptr);
   }
-  if (const char* env = getenv("MEMPROF_OPTIONS")) {
+  if (const char* env = find_env("MEMPROF_OPTIONS")) {
     size_t n = 0;
     while (env[n]) ++n;
     parse_options(env, n, "MEMPROF_OPTIONS", &g.options, print_error_line, nullptr);
@@ -80,6 +95,7 @@ void exit_handler() {
   RuntimeScope scope;
   if (g.options.dump_at_exit.value) dump_profile(true);
   g.tracking.store(false, std::memory_order_release);
+  if (g.options.atexit.value) __memprof_print_accumulated_stats();
 }
 
 void dump_signal_handler(int) {
@@ -99,6 +115,9 @@ void do_init() {
   g.compat = g.options.llvm_compat.value;
   g.count_libc_accesses = g.instrumented;
   g.stack_depth = static_cast<uint32_t>(g.options.malloc_context_size.value);
+  // compiler-rt's depth includes frame 0, a PC inside its interceptor that symbolization
+  // drops (A.10); we never record runtime frames, so llvm_compat keeps one frame fewer.
+  if (g.compat && g.stack_depth > 1) --g.stack_depth;
   if (g.options.max_allocation_size_mb.value > 0)
     g.max_size = static_cast<uint64_t>(g.options.max_allocation_size_mb.value) << 20;
   reserve_shadow();
@@ -108,7 +127,7 @@ void do_init() {
   g.init_pid = getpid();
   if (g.options.output.value[0] != '\0') {
     g.exact_output = true;
-    if (const char* owner = getenv("PROFKIT_MEMPROF_PID")) {
+    if (const char* owner = find_env("PROFKIT_MEMPROF_PID")) {
       int64_t pid = 0;
       for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
       g.exact_output = pid == g.init_pid;
@@ -313,7 +332,10 @@ void __memprof_init(void) { ensure_init(); }
 
 // In the shared library the runtime starts from its constructor (dependencies initialize
 // before the executable's constructors); the static library adds a .preinit_array entry.
-__attribute__((constructor(101))) static void profkit_memprof_ctor() { ensure_init(); }
+__attribute__((constructor(101))) static void profkit_memprof_ctor(int, char**, char** envp) {
+  if (g_start_envp == nullptr) g_start_envp = envp;
+  ensure_init();
+}
 
 int __memprof_profile_dump(void) {
   if (!ensure_init()) return 0;

@@ -67,6 +67,7 @@ struct Globals {
   uint64_t max_size = uint64_t{1} << 40;
 };
 extern Globals g;
+extern char** g_start_envp;  // the environment as passed to .preinit_array / constructors
 
 // Initializes the runtime once; safe to call from any entry point. Returns false while
 // this thread is the one initializing (callers then serve the request untracked).

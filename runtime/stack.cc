@@ -1,5 +1,5 @@
 // Allocation stacks: capture (unwind tables with libunwind's per-PC cache by default, or
-// frame pointers only) and a lock-free stack depot that gives each distinct stack a
+// frame pointers only, as compiler-rt does, with fast_unwind_on_malloc=1 or llvm_compat=1) and a lock-free stack depot that gives each distinct stack a
 // stable id for the life of the process.
 #include <pthread.h>
 #include <sys/mman.h>
@@ -118,7 +118,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   uintptr_t pcs[256 + kSkipMax];
   const uint32_t depth = g.stack_depth;
   uint32_t n = 0;
-  if (!g.options.fast_unwind_on_malloc.value) {
+  if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     void* frames[256 + kSkipMax];
     const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
     int start = -1;

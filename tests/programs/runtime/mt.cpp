@@ -1,0 +1,42 @@
+// Threads: four workers allocate and free their own 128-byte blocks (32 int stores each);
+// then main allocates 40-byte blocks (2 stores each) that the workers free (cross-thread).
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+void *volatile sink;
+
+__attribute__((noinline, disable_tail_calls)) void worker(int id) {
+  for (int i = 0; i < 1000; i++) {
+    int *p = (int *)malloc(128);
+    sink = p;
+    for (int j = 0; j < 32; j++) p[j] = id + j;
+    free(p);
+  }
+}
+
+__attribute__((noinline, disable_tail_calls)) long *make_shared(long v) {
+  long *p = (long *)malloc(40);
+  p[0] = v;
+  p[4] = v;
+  return p;
+}
+
+__attribute__((noinline, disable_tail_calls)) void release(std::vector<long *> *blocks) {
+  for (long *p : *blocks) free(p);
+}
+
+int main() {
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; i++) ts.emplace_back(worker, i);
+  for (auto &t : ts) t.join();
+  std::vector<long *> a, b;
+  a.reserve(500);
+  b.reserve(500);
+  for (int i = 0; i < 500; i++) a.push_back(make_shared(i));
+  for (int i = 0; i < 500; i++) b.push_back(make_shared(i));
+  std::thread t1(release, &a), t2(release, &b);
+  t1.join();
+  t2.join();
+  return 0;
+}

@@ -1,0 +1,469 @@
+// The heap profiler runtime against compiler-rt's: test programs compiled once with
+// clang-22 -fmemory-profile, linked with compiler-rt's runtime and with ours, run, and
+// read back by llvm-profdata-22 (the oracle). With llvm_compat=1 our counts must equal
+// compiler-rt's field by field; by default they must equal what the programs' access
+// patterns imply.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/harness.h"
+
+namespace {
+
+using profkit::test::run;
+using profkit::test::run_ok;
+using profkit::test::sh_quote;
+
+const std::string kFlags = "-g -O1 -fmemory-profile -fno-omit-frame-pointer";
+const char* const kCompared[] = {"AllocCount",       "TotalAccessCount", "MinAccessCount",
+                                 "MaxAccessCount",   "TotalSize",        "MinSize",
+                                 "MaxSize",          "AccessHistogramSize"};
+
+std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+std::string program(const std::string& name) {
+  return profkit::test::source_path("tests/programs/runtime/" + name);
+}
+
+// One allocation context as llvm-profdata prints it: frames "Symbol:LineOffset:Column"
+// joined by '>' (leaf first), and the MemInfoBlock fields.
+using Fields = std::map<std::string, std::string>;
+using Contexts = std::map<std::string, Fields>;
+
+// Parses the YAML of `llvm-profdata show --memory` (raw input). A context may be listed
+// under several functions (inlined frames); the copies are identical.
+Contexts parse_show(const std::string& text) {
+  Contexts contexts;
+  std::istringstream in(text);
+  std::string line, key;
+  std::vector<std::string> frames;
+  Fields fields;
+  enum { kNone, kStack, kMib } state = kNone;
+  auto value_of = [](const std::string& s) {
+    const auto colon = s.find(':');
+    std::string v = s.substr(colon + 1);
+    return v.substr(v.find_first_not_of(' ') == std::string::npos ? v.size() : v.find_first_not_of(' '));
+  };
+  while (std::getline(in, line)) {
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    const std::string s = line.substr(first);
+    if (s.rfind("Callstack:", 0) == 0) {
+      frames.clear();
+      state = kStack;
+    } else if (state == kStack && s.rfind("SymbolName:", 0) == 0) {
+      frames.push_back(value_of(s));
+    } else if (state == kStack && (s.rfind("LineOffset:", 0) == 0 || s.rfind("Column:", 0) == 0)) {
+      frames.back() += ":" + value_of(s);
+    } else if (s.rfind("MemInfoBlock:", 0) == 0) {
+      state = kMib;
+      fields.clear();
+    } else if (state == kMib && s.find(':') != std::string::npos && s[0] != '-') {
+      const std::string name = s.substr(0, s.find(':'));
+      fields[name] = value_of(s);
+      if (name == "AccessHistogram") {
+        std::string joined;
+        for (const auto& f : frames) joined += (joined.empty() ? "" : ">") + f;
+        contexts[joined] = fields;
+        state = kNone;
+      }
+    }
+  }
+  return contexts;
+}
+
+Contexts show(const std::string& binary, const std::string& raw) {
+  const auto r = run_ok("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(binary) +
+                        " " + sh_quote(raw));
+  return parse_show(r.out);
+}
+
+std::vector<std::string> files_with_prefix(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.rfind(prefix, 0) == 0 && name.find(".tmp.") == std::string::npos)
+        out.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Binaries {
+  std::string crt;   // linked with compiler-rt's runtime
+  std::string ours;  // linked with libprofkit_memprof.so
+};
+
+// Compiles `sources` once (cached for the whole test binary) and links both variants.
+const Binaries& build(const std::string& name, const std::string& source,
+                      const std::string& extra_compile = "", const std::string& extra_link = "") {
+  static std::map<std::string, Binaries> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  const std::string dir = profkit::test::work_dir("bin");
+  const bool cxx = source.size() > 4 && source.substr(source.size() - 4) == ".cpp";
+  const std::string cc = cxx ? "clang++-22" : "clang-22";
+  const std::string obj = dir + "/" + name + ".o";
+  Binaries b{dir + "/" + name + ".crt", dir + "/" + name + ".ours"};
+  run_ok(cc + " " + kFlags + " " + extra_compile + " -c " + sh_quote(program(source)) + " -o " + obj);
+  run_ok(cc + " -fmemory-profile " + obj + " -o " + b.crt + " " + extra_link + " -lpthread");
+  run_ok(cc + " " + obj + " -o " + b.ours + " " + extra_link + " " + runtime_dir() +
+         "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir() + " -lpthread");
+  return cache[name] = b;
+}
+
+// Runs `binary` with MEMPROF_OPTIONS (log_path set to a fresh prefix in `dir`) and returns
+// the profile files it wrote.
+std::vector<std::string> profile(const std::string& binary, const std::string& tag,
+                                 const std::string& options, const std::string& args = "",
+                                 int expected_status = 0) {
+  const std::string dir = profkit::test::work_dir("raw");
+  const std::string prefix = tag + ".raw";
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + prefix +
+                                                    (options.empty() ? "" : ":" + options)) +
+                     " " + sh_quote(binary) + " " + args);
+  EXPECT_EQ(r.status, expected_status) << binary << "\n" << r.err;
+  EXPECT_EQ(r.err.find("profkit-memprof: error"), std::string::npos) << r.err;
+  return files_with_prefix(dir, prefix + ".");
+}
+
+Contexts profile_one(const Binaries& b, bool ours, const std::string& tag,
+                     const std::string& options, const std::string& args = "") {
+  const std::string& binary = ours ? b.ours : b.crt;
+  const auto files = profile(binary, tag, options, args);
+  EXPECT_EQ(files.size(), 1u) << tag;
+  if (files.size() != 1) return {};
+  return show(binary, files[0]);
+}
+
+void expect_same(const Contexts& crt, const Contexts& ours, const std::string& what) {
+  std::set<std::string> crt_keys, our_keys;
+  for (const auto& [k, v] : crt) crt_keys.insert(k);
+  for (const auto& [k, v] : ours) our_keys.insert(k);
+  EXPECT_EQ(crt_keys, our_keys) << what;
+  EXPECT_FALSE(crt.empty()) << what;
+  for (const auto& [k, fields] : crt) {
+    auto it = ours.find(k);
+    if (it == ours.end()) continue;
+    for (const char* f : kCompared)
+      EXPECT_EQ(fields.at(f), it->second.at(f)) << what << ": " << k << " field " << f;
+  }
+}
+
+struct Expected {
+  std::string context;
+  uint64_t alloc_count, total_access, min_access, max_access, total_size;
+};
+
+void expect_counts(const Contexts& got, const std::vector<Expected>& want, const std::string& what) {
+  for (const auto& e : want) {
+    auto it = got.find(e.context);
+    ASSERT_NE(it, got.end()) << what << ": missing context " << e.context;
+    const Fields& f = it->second;
+    EXPECT_EQ(f.at("AllocCount"), std::to_string(e.alloc_count)) << what << " " << e.context;
+    EXPECT_EQ(f.at("TotalAccessCount"), std::to_string(e.total_access)) << what << " " << e.context;
+    EXPECT_EQ(f.at("MinAccessCount"), std::to_string(e.min_access)) << what << " " << e.context;
+    EXPECT_EQ(f.at("MaxAccessCount"), std::to_string(e.max_access)) << what << " " << e.context;
+    EXPECT_EQ(f.at("TotalSize"), std::to_string(e.total_size)) << what << " " << e.context;
+  }
+}
+
+const Binaries& shlib() {
+  static const Binaries* b = [] {
+    const std::string dir = profkit::test::work_dir("bin");
+    run_ok("clang-22 " + kFlags + " -fPIC -shared " + sh_quote(program("shlib_lib.c")) + " -o " +
+           dir + "/libshlib.so");
+    return &build("shlib", "shlib_main.c", "", dir + "/libshlib.so -Wl,-rpath," + dir);
+  }();
+  return *b;
+}
+
+// ---- compatibility mode: field-by-field equality with compiler-rt ----------------------
+
+class CompatTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CompatTest, SameContextsAndCountsAsCompilerRt) {
+  const std::string source = GetParam();
+  const std::string name = source.substr(0, source.find('.'));
+  const Binaries& b = name == "shlib_main" ? shlib() : build(name, source);
+  const Contexts crt = profile_one(b, false, name + ".crt", "");
+  const Contexts ours = profile_one(b, true, name + ".compat", "llvm_compat=1");
+  expect_same(crt, ours, name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, CompatTest,
+                         ::testing::Values("tiny.c", "basic.cpp", "mt.cpp", "realloc_aligned.cpp",
+                                           "deep.c", "strings.c", "shlib_main.c"));
+
+TEST(Compat, HistogramModeMatchesCompilerRt) {
+  // Programs without memset/memcpy: compiler-rt adds intrinsic accesses to the u64 layout
+  // even in histogram mode (A.7.4), so those counts depend on its chunk layout.
+  for (const char* source : {"tiny.c", "mt.cpp"}) {
+    const std::string name = std::string(source).substr(0, std::string(source).find('.')) + "_hist";
+    const Binaries& b = build(name, source, "-mllvm -memprof-histogram");
+    const Contexts crt = profile_one(b, false, name + ".crt", "");
+    const Contexts ours = profile_one(b, true, name + ".compat", "llvm_compat=1");
+    expect_same(crt, ours, name);
+  }
+}
+
+TEST(Compat, ExplicitDumpsAndResetMatchCompilerRt) {
+  const Binaries& b = build("dump", "dump.cpp");
+  for (const char* args_text : {"", "reset"}) {
+    const std::string args = args_text;
+    const std::string tag = "dump" + args;
+    const Contexts crt = profile_one(b, false, tag + ".crt", "", args);
+    const Contexts ours = profile_one(b, true, tag + ".compat", "llvm_compat=1", args);
+    expect_same(crt, ours, tag);
+  }
+}
+
+// ---- default mode: the counts the programs' access patterns imply ----------------------
+
+TEST(Default, TinyCounts) {
+  const Contexts got = profile_one(build("tiny", "tiny.c"), true, "tiny.default", "");
+  expect_counts(got, {{"mk:1:13>main:2:15", 4, 16, 4, 4, 160}}, "tiny");
+}
+
+TEST(Default, BasicCounts) {
+  const Contexts got = profile_one(build("basic", "basic.cpp"), true, "basic.default", "");
+  expect_counts(got,
+                {{"_Z11alloc_shortm:1:21>main:3:15", 100, 800, 8, 8, 3200},
+                 {"main:8:15", 1, 0, 0, 0, 4096},
+                 {"main:11:14", 10, 10, 1, 1, 640},
+                 {"main:17:21", 1, 1, 1, 1, 128},
+                 {"main:20:15", 1, 1, 1, 1, 256},
+                 {"_ZL14inline_wrapperm:1:12>_Z15make_via_inlinem:1:12>main:26:14", 5, 5, 1, 1, 400},
+                 {"_Z7recursei:3:9>_Z7recursei:5:9>_Z7recursei:5:9>_Z7recursei:5:9>main:31:13", 1, 1, 1, 1, 48},
+                 {"main:35:22", 1, 125, 125, 125, 1000}},
+                "basic");
+  // Every context of the program is accounted for: nothing else was recorded.
+  EXPECT_EQ(got.size(), 8u);
+}
+
+TEST(Default, ThreadsAndCrossThreadFrees) {
+  const Contexts got = profile_one(build("mt", "mt.cpp"), true, "mt.default", "");
+  expect_counts(got,
+                {{"_Z6workeri:2:21", 4000, 128000, 32, 32, 512000},
+                 {"_Z11make_sharedl:1:21>main:7:45", 500, 1000, 2, 2, 20000},
+                 {"_Z11make_sharedl:1:21>main:8:45", 500, 1000, 2, 2, 20000}},
+                "mt");
+}
+
+TEST(Default, ReallocChainsAndAlignedAllocations) {
+  const Contexts got = profile_one(build("realloc_aligned", "realloc_aligned.cpp"), true,
+                                   "realloc.default", "");
+  expect_counts(got,
+                {{"_Z10grow_chainv:1:21>main:1:36", 3, 3, 1, 1, 72},
+                 {"_Z10grow_chainv:5:17>main:1:36", 15, 15, 1, 1, 5832},
+                 {"main:2:13", 1, 1, 1, 1, 512},     // aligned_alloc
+                 {"main:7:7", 1, 1, 1, 1, 104},      // posix_memalign
+                 {"main:11:13", 1, 2, 2, 2, 72},     // memalign
+                 {"main:16:21", 1, 1, 1, 1, 72},     // operator new(align_val_t)
+                 {"main:20:21", 1, 1, 1, 1, 312}},   // valloc
+                "realloc_aligned");
+  EXPECT_EQ(got.size(), 7u);
+}
+
+TEST(Default, SharedLibraryAndLibcStringAccesses) {
+  expect_counts(profile_one(shlib(), true, "shlib.default", ""),
+                {{"via_lib:1:13>main:1:36", 5, 10, 2, 2, 520}}, "shlib");
+  expect_counts(profile_one(build("strings", "strings.c"), true, "strings.default", ""),
+                {{"buffer:1:13>main:3:13", 1, 8, 8, 8, 64},
+                 {"copy_text:1:13>main:1:13", 1, 8, 8, 8, 32}},
+                "strings");
+}
+
+TEST(Default, StackDepthOption) {
+  const Binaries& b = build("deep", "deep.c");
+  for (int depth : {30, 5}) {
+    const Contexts got = profile_one(b, true, "deep" + std::to_string(depth),
+                                     "malloc_context_size=" + std::to_string(depth));
+    ASSERT_EQ(got.size(), 1u);
+    const std::string& key = got.begin()->first;
+    EXPECT_EQ(std::count(key.begin(), key.end(), '>') + 1, depth) << key;
+    EXPECT_EQ(key.rfind("rec:2:21>rec:2:46", 0), 0u) << key;
+  }
+}
+
+TEST(Default, ForkedChildWritesItsOwnProfile) {
+  const Binaries& b = build("fork", "fork.c");
+  const auto files = profile(b.ours, "fork.default", "");
+  ASSERT_EQ(files.size(), 2u);
+  bool saw_parent = false, saw_child = false;
+  for (const auto& f : files) {
+    const Contexts got = show(b.ours, f);
+    if (got.count("child_site:0:82>main:4:38")) {
+      saw_child = true;
+      expect_counts(got, {{"child_site:0:82>main:4:38", 3, 6, 2, 2, 72}}, "child");
+      EXPECT_EQ(got.size(), 1u) << "the child must not repeat the parent's data";
+    } else {
+      saw_parent = true;
+      expect_counts(got, {{"parent_site:0:83>main:1:8", 1, 1, 1, 1, 48},
+                          {"parent_site:0:83>main:9:8", 1, 1, 1, 1, 48}}, "parent");
+      EXPECT_EQ(got.size(), 2u);
+    }
+  }
+  EXPECT_TRUE(saw_parent && saw_child);
+}
+
+TEST(Default, DumpsAreCompleteSnapshotsAndResetStartsANewFile) {
+  const Binaries& b = build("dump", "dump.cpp");
+  // Without reset: one file holding every phase exactly once.
+  auto files = profile(b.ours, "dump.default", "");
+  ASSERT_EQ(files.size(), 1u);
+  Contexts got = show(b.ours, files[0]);
+  expect_counts(got, {{"_Z5phaseim:2:23>main:1:3", 3, 3, 1, 1, 72},
+                      {"_Z5phaseim:2:23>main:3:3", 5, 5, 1, 1, 120},
+                      {"_Z5phaseim:2:23>main:6:3", 2, 2, 1, 1, 144}}, "dump");
+  // With reset: the first file ends the first round, the second holds the rest.
+  files = profile(b.ours, "dump.reset", "", "reset");
+  ASSERT_EQ(files.size(), 2u);
+  got = show(b.ours, files[0]);
+  expect_counts(got, {{"_Z5phaseim:2:23>main:1:3", 3, 3, 1, 1, 72},
+                      {"_Z5phaseim:2:23>main:3:3", 5, 5, 1, 1, 120}}, "round 0");
+  EXPECT_EQ(got.count("_Z5phaseim:2:23>main:6:3"), 0u);
+  got = show(b.ours, files[1]);
+  expect_counts(got, {{"_Z5phaseim:2:23>main:6:3", 2, 2, 1, 1, 144}}, "round 1");
+  EXPECT_EQ(got.count("_Z5phaseim:2:23>main:1:3"), 0u);
+}
+
+TEST(Default, DumpOnChosenSignal) {
+  const Binaries& b = build("signal", "signal.c");
+  const auto files = profile(b.ours, "signal", "dump_signal=10", "", 3);
+  ASSERT_EQ(files.size(), 1u);
+  expect_counts(show(b.ours, files[0]), {{"before_signal:1:43>main:1:3", 7, 7, 1, 1, 280}},
+                "signal");
+}
+
+TEST(Default, SameContextsOnEveryRun) {
+  // libstdc++'s own functions have no frame pointers; unwind tables keep stacks whole.
+  const Binaries& b = build("stable", "stable.cpp");
+  std::set<std::string> first;
+  for (int i = 0; i < 2; ++i) {
+    const Contexts got = profile_one(b, true, "stable" + std::to_string(i), "");
+    std::set<std::string> keys;
+    for (const auto& [k, v] : got) keys.insert(k);
+    EXPECT_GE(keys.size(), 5u);
+    if (i == 0)
+      first = keys;
+    else
+      EXPECT_EQ(first, keys);
+  }
+}
+
+TEST(Default, StressThreadsSignalsForkExitHooks) {
+  const Binaries& b = build("stress", "stress.cpp");
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS=log_path=" + dir + "/stress.raw " + sh_quote(b.ours));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+  EXPECT_EQ(r.err, "");
+  const auto files = files_with_prefix(dir, "stress.raw.");
+  ASSERT_EQ(files.size(), 1u);  // the exec'd child is not profiled (no runtime linked)
+  const Contexts got = show(b.ours, files[0]);
+  uint64_t produced = 0;
+  bool saw_atexit = false, saw_tls = false;
+  for (const auto& [k, f] : got) {
+    if (k.rfind("_Z7producei:", 0) == 0) produced += std::stoull(f.at("AllocCount"));
+    if (k.rfind("_Z9in_atexitv:", 0) == 0) saw_atexit = true;
+    if (k.find("_ZN8TlsThingD2Ev") != std::string::npos) saw_tls = true;
+  }
+  EXPECT_EQ(produced, 600000u);
+  EXPECT_TRUE(saw_atexit) << "allocation in an atexit handler";
+  EXPECT_TRUE(saw_tls) << "allocation in a thread_local destructor";
+}
+
+// ---- linking, other compilers, options, errors -------------------------------------------
+
+TEST(Linking, StaticArchiveAndClang14Objects) {
+  const std::string dir = profkit::test::work_dir("bin");
+  const std::string rt = runtime_dir();
+  run_ok("clang-22 " + kFlags + " -c " + sh_quote(program("tiny.c")) + " -o " + dir + "/tiny_a.o");
+  run_ok("clang-22 " + dir + "/tiny_a.o -o " + dir + "/tiny.static -Wl,--whole-archive " + rt +
+         "/libprofkit_memprof.a -Wl,--no-whole-archive -lunwind -ldl -lpthread");
+  run_ok("clang-14 " + kFlags + " -c " + sh_quote(program("tiny.c")) + " -o " + dir + "/tiny14.o");
+  run_ok("clang-14 " + dir + "/tiny14.o -o " + dir + "/tiny14.ours " + rt +
+         "/libprofkit_memprof.so -Wl,-rpath," + rt);
+  for (const std::string& bin : {dir + "/tiny.static", dir + "/tiny14.ours"}) {
+    const auto files = profile(bin, bin.substr(bin.rfind('/') + 1), "");
+    ASSERT_EQ(files.size(), 1u);
+    expect_counts(show(bin, files[0]), {{"mk:1:13>main:2:15", 4, 16, 4, 4, 160}}, bin);
+  }
+}
+
+TEST(Options, BadOptionsGiveOneLineErrorsAndTheProgramRuns) {
+  const Binaries& b = build("tiny", "tiny.c");
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS='bogus=1:malloc_context_size=abc:print_text:log_path=" + dir +
+                     "/opts.raw' " + sh_quote(b.ours));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err,
+            "profkit-memprof: error: MEMPROF_OPTIONS: unknown option 'bogus' (ignored)\n"
+            "profkit-memprof: error: MEMPROF_OPTIONS: invalid value for int option "
+            "'malloc_context_size'\n"
+            "profkit-memprof: error: MEMPROF_OPTIONS: malformed option (expected name=value) "
+            "'print_text'\n");
+  EXPECT_EQ(files_with_prefix(dir, "opts.raw.").size(), 1u);
+}
+
+TEST(Options, TerseTextOutput) {
+  const Binaries& b = build("tiny", "tiny.c");
+  const auto r = run("MEMPROF_OPTIONS=print_terse=1:log_path=stdout " + sh_quote(b.ours));
+  EXPECT_EQ(r.status, 0);
+  // MIB:<id>/<count>/<avesize>/<min>/<max>/<aveaccess>/<min>/<max>/...
+  EXPECT_NE(r.out.find("/4/40.00/40/40/4.00/4/4/"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.rfind("MIB:", 0), 0u) << r.out;
+}
+
+TEST(Errors, FailedWriteIsReportedAndExitStatusKept) {
+  const Binaries& b = build("tiny", "tiny.c");
+  const auto r = run("MEMPROF_OPTIONS=log_path=/proc/self/no/such/dir/p " + sh_quote(b.ours));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("profkit-memprof: error: cannot create '/proc/self/no/such/dir/p."),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST(Runtime, NoCxxLibraryOrStdioOnTheAllocationPath) {
+  const auto r = run_ok("nm -u " + runtime_dir() + "/libprofkit_memprof.a");
+  for (const char* forbidden : {"_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "__cxa_guard", "printf",
+                                "fopen", "fwrite", "__cxa_throw", "_ZNSt"})
+    EXPECT_EQ(r.out.find(forbidden), std::string::npos) << forbidden << "\n" << r.out;
+  // Only ABI symbols are exported from the shared library.
+  const auto d = run_ok("nm -D --defined-only " + runtime_dir() + "/libprofkit_memprof.so");
+  EXPECT_EQ(d.out.find("profkit"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("__memprof_shadow_memory_dynamic_address"), std::string::npos);
+}
+
+// ---- allocation-only mode ------------------------------------------------------------
+
+TEST(AllocationOnly, ProfkitRunOnAGccBuiltProgram) {
+  const std::string dir = profkit::test::work_dir("alloc_only");
+  const std::string bin = dir + "/alloc_only";
+  run_ok("g++ -g -O1 -fno-omit-frame-pointer " + sh_quote(program("alloc_only.cpp")) + " -o " + bin);
+  const std::string out = dir + "/prof.raw";
+  const auto r = run(sh_quote(profkit::test::profkit_bin()) + " run --output " + out + " -- " + bin);
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(r.out, "alloc-only done\n");
+  EXPECT_EQ(r.err, "");
+  const Contexts got = show(bin, out);
+  expect_counts(got, {{"_Z10make_blockm:1:24>main:1:40", 6, 0, 0, 0, 240},
+                      {"_Z10make_blockm:1:24>main:2:26", 1, 0, 0, 0, 1000}}, "alloc-only");
+  bool saw_string = false;
+  for (const auto& [k, f] : got)
+    if (k.rfind("main:", 0) == 0 && f.at("TotalSize") == "32") saw_string = true;
+  EXPECT_TRUE(saw_string) << "operator new of the std::string";
+}
+
+}  // namespace
