@@ -102,12 +102,8 @@ struct ProbeMap::Decoder {
   Expected<void> parse_record(Cursor& c, uint64_t guid, uint32_t site, uint64_t record_offset,
                               bool store, uint64_t& last, Extent* extent, bool& placed,
                               ChainKind chain) {
-    struct Frame {
-      uint32_t node;
-      uint32_t kids_left;
-      uint32_t last_child;
-    };
-    std::vector<Frame> stack;
+    std::vector<Frame>& stack = stack_;  // reused: one allocation per decode, not per record
+    stack.clear();
     auto open_node = [&](uint64_t node_guid, uint32_t node_site, uint64_t offset,
                          uint32_t parent) -> Expected<void> {
       PROFKIT_TRY_ASSIGN(auto counts, read_counts(c));
@@ -309,6 +305,12 @@ struct ProbeMap::Decoder {
   }
 
   uint32_t root_last_child = kNoIndex;
+  struct Frame {
+    uint32_t node;
+    uint32_t kids_left;
+    uint32_t last_child;
+  };
+  std::vector<Frame> stack_;
 };
 
 Expected<ProbeMap> ProbeMap::decode(std::span<const SectionBytes> descriptor_sections,
@@ -324,7 +326,7 @@ Expected<ProbeMap> ProbeMap::decode(std::span<const SectionBytes> descriptor_sec
   uint64_t probe_bytes = 0;
   for (const auto& s : probe_sections) probe_bytes += s.data.size();
   map.probes_.reserve(probe_bytes / 4);
-  Decoder decoder{map, options};
+  Decoder decoder{map, options, false, kNoIndex, {}};
   for (const auto& s : probe_sections) PROFKIT_TRY(decoder.decode_section(s));
 
   // Address index: stable order by (address, decode position).

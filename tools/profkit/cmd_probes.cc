@@ -44,32 +44,56 @@ class Out {
   std::string buf_;
 };
 
+// Hand-written number formatting: snprintf dominated the profile of large listings.
 void append_u64(std::string& out, uint64_t v) {
   char tmp[24];
-  int n = std::snprintf(tmp, sizeof tmp, "%llu", static_cast<unsigned long long>(v));
-  out.append(tmp, static_cast<size_t>(n));
+  char* end = tmp + sizeof tmp;
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out.append(p, static_cast<size_t>(end - p));
 }
 
+// printf("%8" PRIx64 ":", address)
 void append_address_column(std::string& out, uint64_t address) {
   char tmp[24];
-  int n = std::snprintf(tmp, sizeof tmp, "%8llx:", static_cast<unsigned long long>(address));
-  out.append(tmp, static_cast<size_t>(n));
+  char* end = tmp + sizeof tmp;
+  char* p = end;
+  *--p = ':';
+  int digits = 0;
+  do {
+    *--p = "0123456789abcdef"[address & 0xf];
+    address >>= 4;
+    ++digits;
+  } while (address != 0);
+  while (digits++ < 8) *--p = ' ';
+  out.append(p, static_cast<size_t>(end - p));
+}
+
+void append_function_name(std::string& out, const probe::ProbeMap& map, uint64_t guid) {
+  std::string_view n = map.name(guid);
+  if (!n.empty()) {
+    out += n;
+    return;
+  }
+  // No descriptor (llvm-profgen would crash): show the GUID instead.
+  out += "<guid ";
+  append_u64(out, guid);
+  out += '>';
 }
 
 std::string function_name(const probe::ProbeMap& map, uint64_t guid) {
-  std::string_view n = map.name(guid);
-  if (!n.empty()) return std::string(n);
-  // No descriptor (llvm-profgen would crash): show the GUID instead.
-  std::string s = "<guid ";
-  append_u64(s, guid);
-  s += '>';
+  std::string s;
+  append_function_name(s, map, guid);
   return s;
 }
 
 // One `[Probe]` line exactly as llvm-profgen 22 prints it (spec 7.4).
 void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe::Probe& p) {
   out += " [Probe]:\tFUNC: ";
-  out += function_name(map, map.nodes()[p.node].guid);
+  append_function_name(out, map, map.nodes()[p.node].guid);
   out += " Index: ";
   append_u64(out, p.index);
   out += "  ";
@@ -81,17 +105,30 @@ void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe
   out += "Type: ";
   out += probe::probe_type_name(p.type);
   out += "  ";
-  auto frames = map.inline_context(p);
-  if (!frames.empty()) {
-    out += "Inlined: ";
+  // Inline context, outermost caller first: walk up to the top-level node, then print.
+  const auto& nodes = map.nodes();
+  uint32_t chain[64];
+  size_t depth = 0;
+  for (uint32_t n = p.node; n != 0 && nodes[n].parent != 0 && depth < 64; n = nodes[n].parent)
+    chain[depth++] = n;
+  if (depth == 64) {  // deeper than any real inline chain: take the slow path
+    auto frames = map.inline_context(p);
+    out += "Inlined:";
     for (const auto& f : frames) {
-      out += "@ ";
-      out += function_name(map, f.guid);
+      out += " @ ";
+      append_function_name(out, map, f.guid);
       out += ':';
       append_u64(out, f.site);
-      out += ' ';
     }
-    out.pop_back();
+  } else if (depth > 0) {
+    out += "Inlined:";
+    while (depth > 0) {
+      const auto& node = nodes[chain[--depth]];
+      out += " @ ";
+      append_function_name(out, map, nodes[node.parent].guid);
+      out += ':';
+      append_u64(out, node.site);
+    }
   }
   out += '\n';
 }
@@ -202,8 +239,14 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
       s += '<';
       s += shown;
       s += ">:\n";
+      // Instruction addresses only grow inside a block: walk the address index alongside.
+      const auto block = map.find(start, end);
+      const uint32_t* next = block.data();
+      const uint32_t* const block_end = block.data() + block.size();
       for (uint64_t address = start; address < end && address >= section.address;) {
-        for (uint32_t p : map.find(address)) append_probe_line(s, map, map.probes()[p]);
+        while (next != block_end && map.probes()[*next].address < address) ++next;
+        for (; next != block_end && map.probes()[*next].address == address; ++next)
+          append_probe_line(s, map, map.probes()[*next]);
         append_address_column(s, address);
         const uint64_t off = address - section.address;
         size_t size = disassembler->decode(data->subspan(off, end - address), address, s);
