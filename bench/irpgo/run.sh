@@ -4,6 +4,7 @@
 #
 # Steps (each skipped when its output is already there):
 #   1. generate the C sources into $WORK/src and build them with clang-22 -O2 -fprofile-generate
+#      (-mllvm -vp-counters-per-site=2: enough value-profile slots for every run)
 #   2. run the program with seeds 1..max(SIZES) to get that many raw profiles in $WORK/raw
 #   3. for each N in SIZES, time with hyperfine, side by side in one run:
 #        cat of the N inputs to /dev/null (the floor: reading the inputs)
@@ -14,7 +15,8 @@
 #
 # Environment: PROFKIT (default build/bin/profkit), WORK (default build/bench-work/irpgo),
 # SIZES (default "50 200"), RUNS (hyperfine runs per command, default 5), JOBS (build jobs, 2).
-# `run.sh prepare` stops after step 2. Data stays under $WORK (not tracked). Timings are never a test: this only reports.
+# `run.sh prepare` stops after step 2. Data stays under $WORK (not tracked).
+# Timings are never a test: this only reports.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,7 +51,7 @@ if [ ! -x "$prog" ]; then
   log "building with $CLANG -O2 -fprofile-generate ($JOBS jobs)"
   mkdir -p "$WORK/obj"
   (cd "$WORK/src" && ls ./*.c) | xargs -P "$JOBS" -I{} sh -c \
-    "$CLANG -O2 -fprofile-generate -c '$WORK/src/{}' -o '$WORK/obj/{}.o'"
+    "$CLANG -O2 -fprofile-generate -mllvm -vp-counters-per-site=2 -c '$WORK/src/{}' -o '$WORK/obj/{}.o'"
   "$CLANG" -O2 -fprofile-generate "$WORK"/obj/*.o -o "$prog.tmp"
   mv "$prog.tmp" "$prog"
 fi
