@@ -263,7 +263,9 @@ TEST_P(MemProfConformance, EveryRawPrefixAndCorruptionFailsCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, MemProfConformance, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+                         [](const testing::TestParamInfo<Case>& param_info) {
+                           return param_info.param.name;
+                         });
 
 TEST(MemProfOffline, EveryIndexedPrefixAndCorruptionFailsCleanly) {
   const std::string bin = bin22("basic.cpp", "basic", "-no-pie");

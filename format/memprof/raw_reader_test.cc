@@ -138,7 +138,9 @@ TEST(MemProfRawReader, EveryPrefixFailsCleanly) {
   for (size_t n = 0; n < f.size(); ++n) {
     auto r = read_raw_profiles(as_bytes(std::string_view(f).substr(0, n)));
     EXPECT_FALSE(r) << "prefix " << n;
-    if (!r) EXPECT_EQ(r.error().code, ErrorCode::truncated) << "prefix " << n;
+    if (!r) {
+      EXPECT_EQ(r.error().code, ErrorCode::truncated) << "prefix " << n;
+    }
   }
 }
 
