@@ -313,8 +313,10 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
     if (inserted) extra_names_.push_back(*it);
   }
   binary_ids_.insert(binary_ids_.end(), profile.binary_ids.begin(), profile.binary_ids.end());
+  // Only raw readers give their trace the input weight; indexed and text traces keep theirs.
   if (!profile.traces.empty() || profile.trace_stream_size > 0)
-    add_traces(profile.traces, profile.trace_stream_size, weight_);
+    add_traces(profile.traces, profile.trace_stream_size,
+               profile.format == ProfileFormat::raw ? weight_ : 1);
   return {};
 }
 

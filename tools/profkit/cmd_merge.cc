@@ -175,6 +175,8 @@ int run_merge(MergeCommand& cmd) {
       Expected<void> added;
       if (auto r = read_into(in.path, buf); !r) {
         added = Unexpected{r.error()};
+      } else if (buf.empty()) {
+        continue;  // llvm-profdata skips empty inputs silently
       } else if (const Bytes bytes(buf.data(), buf.size()); instrprof::has_raw_magic(bytes)) {
         // Fast path: decode straight into the merge, no intermediate Profile.
         added = m.add_raw(bytes, in.weight, reader, in.path);
@@ -189,7 +191,11 @@ int run_merge(MergeCommand& cmd) {
         return false;
       }
       ++failed;
-      if (report) report_warning(in.path, format_error(in.path, added.error()));
+      if (report) {
+        const Error& e = added.error();
+        report_warning(in.path, "skipped: " + e.message +
+                                    (e.has_offset() ? " at offset " + std::to_string(e.offset) : ""));
+      }
     }
     return true;
   };
