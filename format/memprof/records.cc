@@ -140,12 +140,9 @@ void merge_into(MemProfData& out, const MemProfData& in) {
   for (const Record& r : in.records) {
     Record& dst = record_for(out, record_index, r.guid);
     for (const AllocSite& a : r.alloc_sites) {
-      const uint64_t id = call_stack_id(a.call_stack);
       AllocSite* found = nullptr;
       for (AllocSite& d : dst.alloc_sites)
-        if (d.call_stack.size() == a.call_stack.size() && call_stack_id(d.call_stack) == id &&
-            d.call_stack == a.call_stack)
-          found = &d;
+        if (d.call_stack == a.call_stack) found = &d;
       if (found == nullptr) {
         dst.alloc_sites.push_back(a);
       } else {
