@@ -47,6 +47,9 @@ class MergeConformance : public ::testing::Test {
     builds.push_back({"nocomp14", "14",
                       "clang-14 -O0 -mllvm -enable-name-compression=false " + p + "simple.c",
                       {""}});
+    builds.push_back({"fecov14", "14",
+                      "clang-14 -O0 -mllvm -pgo-function-entry-coverage " + p + "simple.c",
+                      {""}});
     builds.push_back({"entry22", "22",
                       "clang-22 -O0 -mllvm -pgo-instrument-entry " + p + "simple.c", {""}});
     for (const Build& b : builds) {
@@ -103,7 +106,7 @@ TEST_F(MergeConformance, SingleRawInputV11MatchesWritePrevVersion) {
 }
 
 TEST_F(MergeConformance, SingleRawInputV7MatchesLlvm14) {
-  for (const std::string b : {"simple14", "vp14", "many14", "tu14", "vt14", "nocomp14"})
+  for (const std::string b : {"simple14", "vp14", "many14", "tu14", "vt14", "nocomp14", "fecov14"})
     expect_same14(b + "_v7", sh_quote(raw(b)));
 }
 
@@ -152,6 +155,20 @@ TEST_F(MergeConformance, IndexedAndRawInputsMix) {
   const std::string idx = dir_ + "/vp22_0.profdata";
   run_ok("llvm-profdata-22 merge " + sh_quote(raw("vp22")) + " -o " + sh_quote(idx));
   expect_same22("idx_raw22", sh_quote(idx) + " " + sh_quote(raw("vp22", 1)));
+}
+
+TEST_F(MergeConformance, EmptyInputsAreSkipped) {
+  const std::string empty = dir_ + "/empty.profraw";
+  write_file(empty, "");
+  expect_same22("empty_and_simple", sh_quote(empty) + " " + sh_quote(raw("simple22")));
+  expect_same22("only_empty", sh_quote(empty));
+}
+
+TEST_F(MergeConformance, IndexedTracesKeepTheirWeightRawTracesTakeTheInputWeight) {
+  const std::string idx = dir_ + "/temporal22.profdata";
+  run_ok("llvm-profdata-22 merge " + sh_quote(raw("temporal22")) + " -o " + sh_quote(idx));
+  expect_same22("temporal_idx_w", "--weighted-input=3," + idx + " --weighted-input=2," +
+                                      raw("temporal22", 1));
 }
 
 TEST_F(MergeConformance, OutputDoesNotDependOnThreadCount) {
