@@ -59,6 +59,10 @@ void warn_dropped(const std::vector<symbolize::MemProfInputReport>& reports) {
 
 bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
                   std::shared_ptr<MemProfMerged>& out) {
+  if (options.memprof_version < 2 || options.memprof_version > 4) {
+    report_error("merge: --memprof-version must be 2, 3 or 4");
+    return false;
+  }
   std::vector<MappedFile> files;
   std::vector<symbolize::MemProfInput> in;
   for (const auto& p : inputs) {
@@ -101,9 +105,7 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
   return memprof::write_memprof_only_profile(merged.data, o);
 }
 
-namespace {
-
-int emit(const std::string& text, const std::string& output) {
+int write_output(const std::string& output, const std::string& text) {
   if (output.empty() || output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return std::fflush(stdout) == 0 ? 0 : 1;
@@ -124,6 +126,8 @@ int emit(const std::string& text, const std::string& output) {
   return 0;
 }
 
+namespace {
+int emit(const std::string& text, const std::string& output) { return write_output(output, text); }
 }  // namespace
 
 int show_memprof(const std::string& input, const MemProfCliOptions& options,

@@ -29,6 +29,10 @@ struct MemProfMerged;
 bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
                   std::shared_ptr<MemProfMerged>& out);
 
+// Writes `bytes` to `path` ("-" or empty = standard output) through a temporary file, so a
+// failure never leaves a partial output. Returns the exit status.
+int write_output(const std::string& path, const std::string& bytes);
+
 // A memprof-only indexed profile, laid out as llvm-profdata 22 writes it.
 std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOptions& options);
 
