@@ -73,29 +73,72 @@ int collect_segment(dl_phdr_info* info, size_t, void* arg) {
   return 0;
 }
 
-// ---- buffer writer -------------------------------------------------------------------
-struct Buffer {
-  uint8_t* data;
-  uint64_t size;
-  uint64_t pos;
+// ---- output sink ---------------------------------------------------------------------
+// Streams the profile through one fixed buffer to the target file, so a dump needs no
+// memory proportional to the profile (the size is computed first and written in the
+// header; the file only becomes visible, by rename, once every byte is written).
+struct Sink {
+  static constexpr uint64_t kCapacity = uint64_t{1} << 20;
+  uint8_t* data = nullptr;
+  uint64_t used = 0;
+  uint64_t pos = 0;  // bytes produced so far
+  int fd = -1;
+  int error = 0;
+  void flush() {
+    if (used != 0 && error == 0 && !write_all(fd, data, used)) error = errno ? errno : EIO;
+    used = 0;
+  }
+  void byte(uint8_t v) {
+    if (used == kCapacity) flush();
+    data[used++] = v;
+    ++pos;
+  }
   void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) data[pos++] = static_cast<uint8_t>(v >> (8 * i));
+    for (int i = 0; i < 8; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
   }
   void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) data[pos++] = static_cast<uint8_t>(v >> (8 * i));
+    for (int i = 0; i < 4; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
   }
   void u16(uint16_t v) {
-    data[pos++] = static_cast<uint8_t>(v);
-    data[pos++] = static_cast<uint8_t>(v >> 8);
+    byte(static_cast<uint8_t>(v));
+    byte(static_cast<uint8_t>(v >> 8));
   }
   void bytes(const uint8_t* p, uint64_t n) {
-    for (uint64_t i = 0; i < n; ++i) data[pos++] = p[i];
+    for (uint64_t i = 0; i < n; ++i) byte(p[i]);
   }
   void pad8() {
-    while (pos % 8) data[pos++] = 0;
+    while (pos % 8) byte(0);
   }
   void field(uint32_t v) { u32(v); }
   void field(uint64_t v) { u64(v); }
+  void str(const char* s) {
+    while (*s) byte(static_cast<uint8_t>(*s++));
+  }
+  void num(uint64_t v) {
+    char digits[24];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (n > 0) byte(static_cast<uint8_t>(digits[--n]));
+  }
+  void hex(uint64_t v) {
+    char digits[16];
+    int n = 0;
+    do {
+      digits[n++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v);
+    while (n > 0) byte(static_cast<uint8_t>(digits[--n]));
+  }
+  void average(uint64_t total, uint64_t count) {  // total / count with 2 decimals
+    const uint64_t scaled = count ? total * 100 / count : 0;
+    num(scaled / 100);
+    str(".");
+    if (scaled % 100 < 10) str("0");
+    num(scaled % 100);
+  }
 };
 
 constexpr uint64_t round8(uint64_t x) { return (x + 7) & ~uint64_t{7}; }
@@ -216,94 +259,62 @@ bool copy_existing(const char* from, int to_fd) {
   return true;
 }
 
-void emit(const uint8_t* data, uint64_t size) {
+// An output in progress: a direct stream, or a temporary file renamed at the end.
+struct Target {
   Path path;
-  const int direct = target(&path);
-  if (direct >= 0) {
-    if (!write_all(direct, data, size))
-      report_write_error("cannot write profile to", direct == 1 ? "stdout" : "stderr", errno);
-    return;
-  }
-  make_parent_dirs(path);
   Path temp;
-  temp.add(path.bytes).add(".tmp.").add_num(static_cast<uint64_t>(getpid()));
-  const int fd = open(temp.bytes, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0660);
-  if (fd < 0) {
-    report_write_error("cannot create", temp.bytes, errno);
+  bool direct = false;
+};
+
+bool open_target(Target* t, Sink* sink) {
+  sink->data = static_cast<uint8_t*>(os_map(Sink::kCapacity));
+  if (sink->data == nullptr) {
+    report_write_error("cannot allocate the output buffer for", "profile", ENOMEM);
+    return false;
+  }
+  const int direct = target(&t->path);
+  if (direct >= 0) {
+    t->direct = true;
+    sink->fd = direct;
+    return true;
+  }
+  make_parent_dirs(t->path);
+  t->temp.add(t->path.bytes).add(".tmp.").add_num(static_cast<uint64_t>(getpid()));
+  sink->fd = open(t->temp.bytes, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0660);
+  if (sink->fd < 0) {
+    report_write_error("cannot create", t->temp.bytes, errno);
+    os_unmap(sink->data, Sink::kCapacity);
+    return false;
+  }
+  if (g.compat && g_compat_appending && !copy_existing(t->path.bytes, sink->fd))
+    sink->error = errno ? errno : EIO;
+  return true;
+}
+
+void close_target(Target* t, Sink* sink) {
+  sink->flush();
+  os_unmap(sink->data, Sink::kCapacity);
+  if (t->direct) {
+    if (sink->error)
+      report_write_error("cannot write profile to", sink->fd == 1 ? "stdout" : "stderr", sink->error);
     return;
   }
-  bool ok = true;
-  int error = 0;
-  if (g.compat && g_compat_appending) {
-    ok = copy_existing(path.bytes, fd);
-    if (!ok) error = errno;
-  }
-  if (ok && !write_all(fd, data, size)) {
-    ok = false;
-    error = errno;
-  }
-  if (close(fd) != 0 && ok) {
-    ok = false;
-    error = errno;
-  }
-  if (ok && rename(temp.bytes, path.bytes) != 0) {
-    ok = false;
-    error = errno;
-  }
-  if (!ok) {
-    unlink(temp.bytes);
-    report_write_error("cannot write profile", path.bytes, error);
+  if (close(sink->fd) != 0 && sink->error == 0) sink->error = errno;
+  if (sink->error == 0 && rename(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
+  if (sink->error != 0) {
+    unlink(t->temp.bytes);
+    report_write_error("cannot write profile", t->path.bytes, sink->error);
     return;
   }
   if (g.compat) g_compat_appending = true;
 }
 
 // ---- text output (A.13) ----------------------------------------------------------------
-struct TextOut {
-  char* data;
-  uint64_t capacity, size;
-  void str(const char* s) {
-    while (*s && size < capacity) data[size++] = *s++;
-  }
-  void num(uint64_t v) {
-    char digits[24];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v);
-    while (n > 0 && size < capacity) data[size++] = digits[--n];
-  }
-  void hex(uint64_t v) {
-    char digits[16];
-    int n = 0;
-    do {
-      digits[n++] = "0123456789abcdef"[v & 15];
-      v >>= 4;
-    } while (v);
-    while (n > 0 && size < capacity) data[size++] = digits[--n];
-  }
-  void average(uint64_t total, uint64_t count) {  // total / count with 2 decimals
-    const uint64_t scaled = count ? total * 100 / count : 0;
-    num(scaled / 100);
-    str(".");
-    if (scaled % 100 < 10) str("0");
-    num(scaled % 100);
-  }
-};
-
 void write_text(const MibTable& table) {
   const bool terse = g.options.print_terse.value;
-  uint64_t capacity = 64 + uint64_t{table.size} * (600 + 40 * 256);
-  for (uint32_t i = 0; i < table.capacity; ++i)
-    if (table.entries[i].context_id) capacity += 12ull * table.entries[i].mib.AccessHistogramSize;
-  const uint64_t mapped = (capacity + 4095) & ~uint64_t{4095};
-  auto* data = static_cast<char*>(os_map(mapped));
-  if (data == nullptr) {
-    report_write_error("cannot allocate the text profile for", "output", ENOMEM);
-    return;
-  }
-  TextOut out{data, capacity, 0};
+  Target target_file;
+  Sink out;
+  if (!open_target(&target_file, &out)) return;
   if (!terse) out.str("Recorded MIBs (incl. live on exit):\n");
   for (uint32_t i = 0; i < table.capacity; ++i) {
     const MibEntry& e = table.entries[i];
@@ -348,33 +359,50 @@ void write_text(const MibTable& table) {
       out.str("    #"); out.num(k); out.str(" 0x"); out.hex(pcs[k] - 1); out.str("\n");
     }
   }
-  emit(reinterpret_cast<const uint8_t*>(data), out.size);
-  os_unmap(data, mapped);
+  close_target(&target_file, &out);
 }
 
 // ---- raw output (B) ------------------------------------------------------------------
-void write_raw(const MibTable& table, const SegmentList& segments) {
-  uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8;
-  for (uint32_t i = 0; i < table.capacity; ++i) {
-    const MibEntry& e = table.entries[i];
-    uint32_t n = 0;
-    if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
-    ++mib_count;
-    histogram_entries += e.mib.AccessHistogramSize;
-    stack_bytes += 16 + 8 * uint64_t{n};
+// Writes the MIBs of several tables (every thread's freed-block table and the table of
+// live blocks) without merging them first: a context id may appear in more than one MIB
+// record, which llvm-profdata merges by id (spec D.5; checked with llvm-profdata-22), so a
+// dump needs no copy of the tables. Each id's stack is written once.
+void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments) {
+  const uint32_t ids = depot_size();
+  const uint64_t bitmap_bytes = (uint64_t{ids} + 64) / 8;
+  auto* seen = static_cast<uint64_t*>(arena_alloc(bitmap_bytes));
+  if (seen == nullptr) {
+    report_write_error("cannot allocate the stack bitmap for", "profile", ENOMEM);
+    return;
   }
+  auto first_time = [seen](uint32_t id) {
+    const bool fresh = !(seen[id / 64] >> (id % 64) & 1);
+    seen[id / 64] |= uint64_t{1} << (id % 64);
+    return fresh;
+  };
+  uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
+  for (uint32_t t = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+      const MibEntry& e = tables[t]->entries[i];
+      uint32_t n = 0;
+      if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
+      ++mib_count;
+      histogram_entries += e.mib.AccessHistogramSize;
+      if (first_time(e.context_id)) {
+        stack_bytes += 16 + 8 * uint64_t{n};
+        ++stack_count;
+      }
+    }
   constexpr uint64_t kMibSize = memprof::raw_mib_size(5);
   const uint64_t segment_bytes = round8(8 + segments.count * memprof::kSegmentEntrySizeV3);
   const uint64_t mib_bytes = round8(8 + mib_count * (8 + kMibSize) + 2 * histogram_entries);
   const uint64_t total = round8(memprof::kRawHeaderSize + segment_bytes + mib_bytes + round8(stack_bytes));
-  const uint64_t mapped = (total + 4095) & ~uint64_t{4095};
-  auto* data = static_cast<uint8_t*>(os_map(mapped));
-  if (data == nullptr) {
-    LineWriter().str("profkit-memprof: error: cannot map ").num(total)
-        .str(" bytes for the profile; profile not written").flush_to(2);
+  Target target_file;
+  Sink out;
+  if (!open_target(&target_file, &out)) {
+    arena_free(seen, bitmap_bytes);
     return;
   }
-  Buffer out{data, total, 0};
   out.u64(memprof::kRawMagic);
   out.u64(5);
   out.u64(total);
@@ -383,43 +411,46 @@ void write_raw(const MibTable& table, const SegmentList& segments) {
   out.u64(memprof::kRawHeaderSize + segment_bytes + mib_bytes);
   out.u64(segments.count);
   for (uint32_t i = 0; i < segments.count; ++i) {
-    const Segment& s = segments.items[i];
-    out.u64(s.start);
-    out.u64(s.end);
-    out.u64(s.offset);
-    out.u64(s.build_id_size);
-    out.bytes(s.build_id, 32);
+    const Segment& seg = segments.items[i];
+    out.u64(seg.start);
+    out.u64(seg.end);
+    out.u64(seg.offset);
+    out.u64(seg.build_id_size);
+    out.bytes(seg.build_id, 32);
   }
   out.pad8();
   out.u64(mib_count);
-  for (uint32_t i = 0; i < table.capacity; ++i) {
-    const MibEntry& e = table.entries[i];
-    uint32_t n = 0;
-    if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
-    out.u64(e.context_id);
-    MemInfoBlock m = e.mib;
-    m.AccessHistogram = 0;  // a runtime pointer in LLVM's files; readers ignore it
+  for (uint32_t t = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+      const MibEntry& e = tables[t]->entries[i];
+      uint32_t n = 0;
+      if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
+      out.u64(e.context_id);
+      MemInfoBlock m = e.mib;
+      m.AccessHistogram = 0;  // a runtime pointer in LLVM's files; readers ignore it
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First) out.field(static_cast<Type>(m.Name));
 #include "format/memprof/mib_fields.def"
-    const auto* h = reinterpret_cast<const uint64_t*>(e.mib.AccessHistogram);
-    for (uint32_t k = 0; k < e.mib.AccessHistogramSize; ++k)
-      out.u16(memprof::encode_histogram_count(h[k]));
-  }
+      const auto* h = reinterpret_cast<const uint64_t*>(e.mib.AccessHistogram);
+      for (uint32_t k = 0; k < e.mib.AccessHistogramSize; ++k)
+        out.u16(memprof::encode_histogram_count(h[k]));
+    }
   out.pad8();
-  out.u64(mib_count);
-  for (uint32_t i = 0; i < table.capacity; ++i) {
-    const MibEntry& e = table.entries[i];
-    uint32_t n = 0;
-    const uintptr_t* pcs = e.context_id ? depot_stack(e.context_id, &n) : nullptr;
-    if (pcs == nullptr) continue;
-    out.u64(e.context_id);
-    out.u64(n);
-    for (uint32_t k = 0; k < n; ++k) out.u64(pcs[k] - 1);  // return address - 1 (A.10)
-  }
+  out.u64(stack_count);
+  for (uint64_t w = 0; w < bitmap_bytes / 8; ++w) seen[w] = 0;
+  for (uint32_t t = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+      const MibEntry& e = tables[t]->entries[i];
+      uint32_t n = 0;
+      const uintptr_t* pcs = e.context_id ? depot_stack(e.context_id, &n) : nullptr;
+      if (pcs == nullptr || !first_time(e.context_id)) continue;
+      out.u64(e.context_id);
+      out.u64(n);
+      for (uint32_t k = 0; k < n; ++k) out.u64(pcs[k] - 1);  // return address - 1 (A.10)
+    }
   out.pad8();
-  while (out.pos < total) out.data[out.pos++] = 0;
-  emit(data, total);
-  os_unmap(data, mapped);
+  while (out.pos < total) out.byte(0);
+  close_target(&target_file, &out);
+  arena_free(seen, bitmap_bytes);
 }
 
 }  // namespace
@@ -435,32 +466,48 @@ int dump_profile(bool at_exit) {
   if (segments.items != nullptr) dl_iterate_phdr(collect_segment, &segments);
   const uint32_t ts = now_ms();
   const uint32_t cpu = current_cpu();
-  MibTable table;
+  const bool text = g.options.print_text.value || g.options.print_terse.value;
+  // Every thread state stays locked for the whole dump (as compiler-rt locks its allocator),
+  // so the sizes computed first still hold while the file is written.
   const uint32_t threads = thread_state_count();
+  for (uint32_t t = 0; t < threads; ++t) thread_state_at(t)->lock.lock();
+  MibTable live;    // live blocks "as if freed now" (A.9)
+  MibTable merged;  // text output only: one block per context, as compiler-rt prints
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
-    state->lock.lock();
-    for (uint32_t i = 0; i < state->mibs.capacity; ++i) {
-      const MibEntry& e = state->mibs.entries[i];
-      if (e.context_id != 0) merge_aggregate(&table, e.context_id, e.mib);
-    }
-    // llvm_compat: each dump takes the freed data out of the tables (A.11); by default
-    // every dump is a complete snapshot that replaces the previous file.
-    if (g.compat) table_clear(&state->mibs);
     for (uint32_t s = 0; s < state->slots_used; ++s) {
       const uintptr_t v = state->slots[s];
       if (v == 0 || (v & 1)) continue;
-      const auto* header = reinterpret_cast<const ChunkHeader*>(v);
-      record_block(&table, header, v + sizeof(ChunkHeader), ts, cpu);
+      record_block(&live, reinterpret_cast<const ChunkHeader*>(v), v + sizeof(ChunkHeader), ts, cpu);
     }
-    state->lock.unlock();
   }
-  if (g.options.print_text.value || g.options.print_terse.value)
-    write_text(table);
-  else if (segments.items != nullptr)
-    write_raw(table, segments);
+  if (text) {
+    for (uint32_t t = 0; t <= threads; ++t) {
+      const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;
+      for (uint32_t i = 0; i < source.capacity; ++i)
+        if (source.entries[i].context_id != 0)
+          merge_aggregate(&merged, source.entries[i].context_id, source.entries[i].mib);
+    }
+    write_text(merged);
+  } else if (segments.items != nullptr) {
+    const size_t bytes = sizeof(MibTable*) * (threads + 1);
+    auto* tables = static_cast<const MibTable**>(arena_alloc(bytes));
+    if (tables != nullptr) {
+      for (uint32_t t = 0; t < threads; ++t) tables[t] = &thread_state_at(t)->mibs;
+      tables[threads] = &live;
+      write_raw(tables, threads + 1, segments);
+      arena_free(tables, bytes);
+    }
+  }
+  // llvm_compat: each dump takes the freed data out of the tables (A.11); by default every
+  // dump is a complete snapshot that replaces the previous file.
+  for (uint32_t t = 0; t < threads; ++t) {
+    if (g.compat) table_clear(&thread_state_at(t)->mibs);
+    thread_state_at(t)->lock.unlock();
+  }
   if (segments.items != nullptr) os_unmap(segments.items, sizeof(Segment) * kMaxSegments);
-  table_release(&table);
+  table_release(&live);
+  table_release(&merged);
   if (at_exit) g_final_dump_done = true;
   g_dump_lock.unlock();
   return 0;

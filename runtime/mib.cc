@@ -95,7 +95,7 @@ void grow(MibTable* table) {
   for (uint32_t i = 0; i < table->capacity; ++i) {
     const MibEntry& e = table->entries[i];
     if (e.context_id == 0) continue;
-    uint32_t j = (e.context_id * 2654435761u) & (capacity - 1);
+    uint32_t j = e.context_id & (capacity - 1);
     while (entries[j].context_id != 0) j = (j + 1) & (capacity - 1);
     entries[j] = e;
   }
@@ -161,10 +161,12 @@ void record_range(uintptr_t addr, uint64_t size) {
   }
 }
 
+// Depot ids are small and dense, so the id itself is the hash: contexts created one after
+// another land in neighbouring entries. Linear probing, at most 3/4 full.
 MibEntry* table_find_or_insert(MibTable* table, uint32_t context_id, bool* inserted) {
-  if ((table->size + 1) * 2 > table->capacity) grow(table);
+  if ((uint64_t{table->size} + 1) * 4 > uint64_t{table->capacity} * 3) grow(table);
   if (table->capacity == 0) return nullptr;
-  uint32_t j = (context_id * 2654435761u) & (table->capacity - 1);
+  uint32_t j = context_id & (table->capacity - 1);
   while (table->entries[j].context_id != 0) {
     if (table->entries[j].context_id == context_id) {
       *inserted = false;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Heap profiler runtime benchmark: four allocation-heavy workloads (key-value store, tree
+# builder, string processing, producer/consumer threads), each compiled ONCE with
+# clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile and linked three ways:
+#   plain    the same source without instrumentation (baseline)
+#   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
+#   profkit  instrumented objects + build/lib/libprofkit_memprof.so
+# and, for allocation-only mode, the plain binary under `profkit run` and `heaptrack`.
+# Wall time: hyperfine (RUNS runs, side by side in one run); peak RSS: /usr/bin/time -v.
+# Prints a markdown table. Timings are never a test: this only reports.
+# Environment: BUILD (default build), WORK (default $BUILD/bench-work/runtime), RUNS (3).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$root/build}
+WORK=${WORK:-$BUILD/bench-work/runtime}
+RUNS=${RUNS:-3}
+LIB=$BUILD/lib
+PROFKIT=$BUILD/bin/profkit
+mkdir -p "$WORK"
+cd "$WORK"
+
+flags="-O2 -g -fno-omit-frame-pointer"
+for w in kvstore tree strings prodcons; do
+  if [ ! -x "$w.profkit" ]; then
+    clang++-22 $flags "$here/$w.cpp" -o "$w.plain" -lpthread
+    clang++-22 $flags -fmemory-profile -c "$here/$w.cpp" -o "$w.o"
+    clang++-22 -fmemory-profile "$w.o" -o "$w.crt" -lpthread
+    clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
+  fi
+done
+
+rss() {  # peak RSS in MiB of one run of "$@"
+  /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {printf "%.0f", $6 / 1024}'
+}
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
+echo
+echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for w in kvstore tree strings prodcons; do
+  rm -rf raw && mkdir raw
+  hyperfine -N -r "$RUNS" --export-json "$w.json" \
+    -n plain "./$w.plain" \
+    -n crt "env MEMPROF_OPTIONS=log_path=raw/crt ./$w.crt" \
+    -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk ./$w.profkit" \
+    -n run "$PROFKIT run --output raw/run.raw -- ./$w.plain" \
+    -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
+  read -r plain crt pk run ht < <(python3 -c "
+import json,sys
+r={x['command']:x['median'] for x in json.load(open('$w.json'))['results']}
+print(r['plain'],r['crt'],r['profkit'],r['run'],r['heaptrack'])")
+  rss_plain=$(rss "./$w.plain")
+  rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2 rss "./$w.crt")
+  rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2 rss "./$w.profkit")
+  python3 -c "
+p,c,k,r,h=$plain,$crt,$pk,$run,$ht
+print('| $w | %.3f | %.3f | %.3f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f |' % (p,c,k,(k-p)/(c-p) if c>p else float('nan'),r,h,(r-p)/(h-p) if h>p else float('nan')))"
+done
