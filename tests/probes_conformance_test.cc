@@ -66,6 +66,27 @@ std::string normalize_listing(const std::string& text) {
   return out;
 }
 
+// Fraction of instruction lines whose text (not just address) equals llvm-profgen 22's.
+// Capstone and LLVM's printer differ in a few spellings (docs/pseudo-probes.md).
+double identical_instruction_fraction(const std::string& expected, const std::string& actual) {
+  std::map<std::string, std::string> want;
+  for (const auto& line : lines(expected)) {
+    const size_t colon = line.find(":\t");
+    if (colon != std::string::npos && line.rfind(" [Probe]", 0) != 0)
+      want[line.substr(0, colon)] = line;
+  }
+  size_t total = 0, same = 0;
+  for (const auto& line : lines(actual)) {
+    const size_t colon = line.find(":\t");
+    if (colon == std::string::npos || line.rfind(" [Probe]", 0) == 0) continue;
+    auto it = want.find(line.substr(0, colon));
+    if (it == want.end()) continue;
+    ++total;
+    same += it->second == line;
+  }
+  return total == 0 ? 0.0 : static_cast<double>(same) / static_cast<double>(total);
+}
+
 std::string only_probe_lines(const std::string& text) {
   std::string out;
   for (const auto& line : lines(text))
@@ -158,6 +179,8 @@ TEST_P(ProbesListing, MatchesLlvmProfgenOfSameRelease) {
   ASSERT_EQ(actual.status, 0) << actual.err;
   EXPECT_NE(only_probe_lines(expected.out), "") << "no probes in " << b.name;
   EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out)) << b.name;
+  if (b.version == 22)  // llvm-profgen 14 prints branch targets segment-relative
+    EXPECT_GE(identical_instruction_fraction(expected.out, actual.out), 0.98) << b.name;
   write_seeds(bin, b.name);
 }
 
@@ -170,6 +193,7 @@ TEST_P(Llvm14Listing, MatchesLlvmProfgen22Probes) {
   const auto expected = profgen_listing(22, bin);
   const auto actual = profkit_listing(bin);
   EXPECT_EQ(only_probe_lines(expected.out), only_probe_lines(actual.out)) << b.name;
+  EXPECT_GE(identical_instruction_fraction(expected.out, actual.out), 0.98) << b.name;
 }
 
 std::string build_test_name(const ::testing::TestParamInfo<Build>& info) {
