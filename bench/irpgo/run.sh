@@ -15,7 +15,8 @@
 #
 # Environment: PROFKIT (default build/bin/profkit), WORK (default build/bench-work/irpgo),
 # SIZES (default "50 200"), RUNS (hyperfine runs per command, default 5), JOBS (build jobs, 2).
-# `run.sh prepare` stops after step 2. Data stays under $WORK (not tracked).
+# `run.sh prepare` stops after step 2; `run.sh table` reprints the last results.
+# Data stays under $WORK (not tracked).
 # Timings are never a test: this only reports.
 set -euo pipefail
 
@@ -33,7 +34,7 @@ FUNCTIONS=${FUNCTIONS:-20000}
 for tool in "$CLANG" "$LLVM_PROFDATA" hyperfine python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench/irpgo: missing tool: $tool" >&2; exit 1; }
 done
-mode=${1:-all}  # "prepare": only steps 1 and 2
+mode=${1:-all}  # "prepare": only steps 1 and 2; "table": only step 4 from earlier results
 if [ "$mode" != prepare ] && [ ! -x "$PROFKIT" ]; then
   echo "bench/irpgo: no profkit binary at $PROFKIT (run make build)" >&2
   exit 1
@@ -45,7 +46,7 @@ log() { echo "bench/irpgo: $*" >&2; }
 
 # 1. Sources and the instrumented program.
 prog=$WORK/bigprog
-if [ ! -x "$prog" ]; then
+if [ "$mode" != table ] && [ ! -x "$prog" ]; then
   log "generating $FUNCTIONS functions into $WORK/src"
   python3 "$here/gen.py" "$WORK/src" --functions "$FUNCTIONS"
   log "building with $CLANG -O2 -fprofile-generate ($JOBS jobs)"
@@ -60,6 +61,7 @@ fi
 max=0
 for n in $SIZES; do [ "$n" -gt "$max" ] && max=$n; done
 mkdir -p "$WORK/raw"
+[ "$mode" = table ] && max=0
 for ((i = 1; i <= max; i++)); do
   f=$(printf '%s/raw/run%03d.profraw' "$WORK" "$i")
   if [ ! -s "$f" ]; then
@@ -78,6 +80,10 @@ rss_kb() {  # peak resident set of one run of the command, in KiB
 }
 results=()
 for n in $SIZES; do
+  if [ "$mode" = table ]; then
+    results+=("$n")
+    continue
+  fi
   inputs=$(for ((i = 1; i <= n; i++)); do printf '%s/raw/run%03d.profraw ' "$WORK" "$i"; done)
   bytes=$(cat $inputs | wc -c)
   # The reference merge that both show commands read.
@@ -114,7 +120,7 @@ done
 python3 - "$out" "$PROFKIT" "$LLVM_PROFDATA" "${results[@]}" <<'EOF'
 import json, os, platform, subprocess, sys
 out, profkit, llvm, sizes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def cpu():
+def cpu_model():
     for line in open('/proc/cpuinfo'):
         if line.startswith('model name'):
             return line.split(':', 1)[1].strip()
@@ -122,26 +128,31 @@ def cpu():
 mem = next(l for l in open('/proc/meminfo') if l.startswith('MemTotal')).split()[1]
 llvm_version = subprocess.run([llvm, '--version'], capture_output=True, text=True).stdout
 llvm_version = next((l.strip() for l in llvm_version.splitlines() if 'version' in l), '?')
-print(f'Machine: {cpu()}, {os.cpu_count()} CPUs, {int(mem) // 1048576} GiB RAM, '
-      f'{platform.system()} {platform.release()}; {llvm_version}')
+load = open('/proc/loadavg').read().split()[0]
+print(f'Machine: {cpu_model()}, {os.cpu_count()} CPUs, {int(mem) // 1048576} GiB RAM, '
+      f'{platform.system()} {platform.release()}; {llvm_version}; load average {load} at the end')
 print()
 for n in sizes:
     data = json.load(open(f'{out}/hyperfine{n}.json'))['results']
     med = {r['command']: r['median'] for r in data}
+    cpu = {r['command']: r['user'] + r['system'] for r in data}  # means, user + system
     rss = dict(l.split() for l in open(f'{out}/rss{n}.txt') if len(l.split()) == 2)
     _, nbytes, same = open(f'{out}/meta{n}.txt').read().split()
-    print(f'### {n} raw profiles ({int(nbytes) / 1e6:.0f} MB), median of hyperfine runs; '
-          f'outputs identical to llvm-profdata: {same}')
+    print(f'### {n} raw profiles ({int(nbytes) / 1e6:.0f} MB); wall: median of hyperfine runs, '
+          f'CPU: mean user+system; outputs identical to llvm-profdata: {same}')
     print()
-    print('| task | llvm-profdata-22 | profkit | speed-up | llvm peak RSS | profkit peak RSS | RSS ratio |')
-    print('|---|---:|---:|---:|---:|---:|---:|')
-    print(f"| read inputs (cat > /dev/null) | | {med['cat']:.3f} s | | | {int(rss['cat']) / 1024:.0f} MiB | |")
+    print('| task | llvm-profdata-22 wall | profkit wall | speed-up (wall) | llvm CPU | profkit CPU '
+          '| speed-up (CPU) | llvm peak RSS | profkit peak RSS | RSS ratio |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    print(f"| read inputs (cat > /dev/null) | | {med['cat']:.3f} s | | | {cpu['cat']:.3f} s | | "
+          f"| {int(rss['cat']) / 1024:.0f} MiB | |")
     for task, a, b in [('merge, 1 thread (--num-threads=1 / -j 1)', 'llvm_merge_j1', 'profkit_merge_j1'),
                        ('merge, 2 threads (--num-threads=2 / -j 2)', 'llvm_merge_j2', 'profkit_merge_j2'),
                        ('show --all-functions --counts', 'llvm_show', 'profkit_show')]:
         ra, rb = int(rss[a]), int(rss[b])
-        print(f'| {task} | {med[a]:.3f} s | {med[b]:.3f} s | {med[a] / med[b]:.1f}x | '
-              f'{ra / 1024:.0f} MiB | {rb / 1024:.0f} MiB | {rb / ra:.2f} |')
+        print(f'| {task} | {med[a]:.3f} s | {med[b]:.3f} s | {med[a] / med[b]:.1f}x '
+              f'| {cpu[a]:.3f} s | {cpu[b]:.3f} s | {cpu[a] / cpu[b]:.1f}x '
+              f'| {ra / 1024:.0f} MiB | {rb / 1024:.0f} MiB | {rb / ra:.2f} |')
     print()
 print('Commands (N inputs run001..runN.profraw):')
 print('```')
