@@ -189,6 +189,14 @@ TEST_F(MergeConformance, OutputDoesNotDependOnThreadCount) {
   }
 }
 
+TEST_F(MergeConformance, ParallelMergeWithWeightsStillMatchesOneThread) {
+  // Weights make chunked merging order-sensitive; profkit must fall back and still match.
+  // With two threads each input is its own chunk; the second brings targets the first lacks,
+  // which llvm-profdata inserts without the weight.
+  const std::string args = sh_quote(raw("vp22", 2)) + " --weighted-input=3," + raw("vp22", 1);
+  expect_same("vp22_w_j2", "llvm-profdata-22 merge --num-threads=1 " + args, "-j 2 " + args);
+}
+
 TEST_F(MergeConformance, InputListFileMatchesWeightedInputs) {
   const std::string list = dir_ + "/inputs.txt";
   write_file(list, "# comment\n" + raw("vp22", 0) + "\n\n3," + raw("vp22", 1) + "\n");
