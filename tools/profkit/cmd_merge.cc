@@ -280,7 +280,7 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   sub->add_option("--failure-mode", cmd->failure_mode,
                   "any: fail if any input is invalid (default); all: only if all are");
   sub->add_option("-j,--num-threads", cmd->threads,
-                  "Threads decoding inputs (default: min(cores, (inputs+1)/2))");
+                  "Threads merging inputs (default: min(cores, (inputs+1)/2)); output is the same for any N");
   sub->add_option("--profile-version", cmd->profile_version,
                   "Indexed version to write: 13 (LLVM 22, default), 11, or 7 (LLVM 14)");
   sub->add_flag("--write-prev-version", cmd->write_prev_version,
