@@ -2,7 +2,9 @@
 // clang-22 -fmemory-profile, linked with compiler-rt's runtime and with ours, run, and
 // read back by llvm-profdata-22 (the oracle). With llvm_compat=1 our counts must equal
 // compiler-rt's field by field; by default they must equal what the programs' access
-// patterns imply.
+// patterns imply. Block sizes in the compared programs are multiples of 8 but not of 32:
+// then compiler-rt's counts do not depend on where its allocator puts the block (its
+// one-past-the-end granule and partial clearing, spec A.6/A.7.2), so equality is exact.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -206,8 +208,9 @@ INSTANTIATE_TEST_SUITE_P(Programs, CompatTest,
 
 TEST(Compat, HistogramModeMatchesCompilerRt) {
   // Programs without memset/memcpy: compiler-rt adds intrinsic accesses to the u64 layout
-  // even in histogram mode (A.7.4), so those counts depend on its chunk layout.
-  for (const char* source : {"tiny.c", "mt.cpp"}) {
+  // even in histogram mode (A.7.4), so those counts depend on its chunk layout; and no
+  // threads: compiler-rt's frame-pointer stacks through libc vary with timing.
+  for (const char* source : {"tiny.c", "realloc_aligned.cpp"}) {
     const std::string name = std::string(source).substr(0, std::string(source).find('.')) + "_hist";
     const Binaries& b = build(name, source, "-mllvm -memprof-histogram");
     const Contexts crt = profile_one(b, false, name + ".crt", "");
@@ -253,7 +256,7 @@ TEST(Default, BasicCounts) {
 TEST(Default, ThreadsAndCrossThreadFrees) {
   const Contexts got = profile_one(build("mt", "mt.cpp"), true, "mt.default", "");
   expect_counts(got,
-                {{"_Z6workeri:2:21", 4000, 128000, 32, 32, 512000},
+                {{"_Z6workeri:2:21", 4000, 120000, 30, 30, 480000},
                  {"_Z11make_sharedl:1:21>main:7:45", 500, 1000, 2, 2, 20000},
                  {"_Z11make_sharedl:1:21>main:8:45", 500, 1000, 2, 2, 20000}},
                 "mt");

@@ -1,4 +1,4 @@
-// Threads: four workers allocate and free their own 128-byte blocks (32 int stores each);
+// Threads: four workers allocate and free their own 120-byte blocks (30 int stores each);
 // then main allocates 40-byte blocks (2 stores each) that the workers free (cross-thread).
 #include <cstdlib>
 #include <thread>
@@ -8,9 +8,9 @@ void *volatile sink;
 
 __attribute__((noinline, disable_tail_calls)) void worker(int id) {
   for (int i = 0; i < 1000; i++) {
-    int *p = (int *)malloc(128);
+    int *p = (int *)malloc(120);
     sink = p;
-    for (int j = 0; j < 32; j++) p[j] = id + j;
+    for (int j = 0; j < 30; j++) p[j] = id + j;
     free(p);
   }
 }
