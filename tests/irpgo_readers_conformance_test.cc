@@ -14,6 +14,7 @@
 #include "format/bytes/cursor.h"
 #include "format/instrprof/indexed_reader.h"
 #include "format/instrprof/reader.h"
+#include "format/instrprof/summary.h"
 #include "format/instrprof/text_reader.h"
 #include "format/instrprof/text_writer.h"
 #include "tests/support/harness.h"
@@ -178,6 +179,21 @@ TEST_F(ReadersConformance, IndexedTextMatchesLlvmProfdataMergeText) {
     ASSERT_TRUE(p) << name << ": " << format_error(f.path, p.error());
     EXPECT_EQ(p->version, f.version) << name;
     EXPECT_EQ(instrprof::write_text_profile(*p, flavor_of(f)), read_file(texts_[name])) << name;
+  }
+}
+
+TEST_F(ReadersConformance, StoredSummariesMatchTheRecords) {
+  // The summary llvm-profdata stored (and clang uses) is what summary.h computes from the
+  // records we read: checks both the summary fields and the records they count.
+  for (const auto& [name, f] : indexed_) {
+    auto file = instrprof::read_indexed_file(as_bytes(read_file(f.path)));
+    ASSERT_TRUE(file) << name;
+    ASSERT_TRUE(file->summary.has_value()) << name;
+    instrprof::SummaryBuilder plain(f.release == "22"), cs(f.release == "22");
+    for (const auto& r : file->profile.records) (r.is_context_sensitive() ? cs : plain).add_record(r);
+    EXPECT_EQ(*file->summary, plain.finish()) << name;
+    EXPECT_EQ(file->cs_summary.has_value(), (file->profile.flags & instrprof::kFlagCSIR) != 0);
+    if (file->cs_summary) EXPECT_EQ(*file->cs_summary, cs.finish()) << name;
   }
 }
 
