@@ -173,7 +173,6 @@ Expected<void> read_name_blobs(Cursor c, std::vector<std::string>& names) {
       PROFKIT_TRY(c.skip(1, "padding"));
       continue;
     }
-    const uint64_t at = c.offset();
     PROFKIT_TRY_ASSIGN(uint64_t uncompressed, c.read_uleb128("uncompressed names length"));
     PROFKIT_TRY_ASSIGN(uint64_t compressed, c.read_uleb128("compressed names length"));
     std::string joined;
@@ -185,7 +184,6 @@ Expected<void> read_name_blobs(Cursor c, std::vector<std::string>& names) {
       PROFKIT_TRY_ASSIGN(Bytes stream, c.read_bytes(compressed, "compressed names"));
       PROFKIT_TRY_ASSIGN(joined, zlib_uncompress(stream, uncompressed, stream_at));
     }
-    (void)at;
     size_t begin = 0;
     while (begin <= joined.size()) {
       size_t end = joined.find('\x01', begin);
@@ -206,6 +204,153 @@ Expected<Cursor> section_at(Bytes data, uint64_t field_at, uint64_t offset, uint
                                       " lies outside the file (size " + hex(data.size()) +
                                       ", section end " + hex(end) + ")");
   return Cursor(data.subspan(offset, end - offset), offset);
+}
+
+// Hash-table payload (spec 3.5.1), iterated sequentially as llvm-profdata does, and checked
+// against the bucket table a lookup would use. `c` covers the file up to HashOffset.
+Expected<void> read_payload(Cursor c, const IndexedHeader& h, uint64_t version,
+                            const std::vector<uint64_t>& bucket_offsets, uint64_t num_entries,
+                            Profile& p) {
+  // Payload, iterated sequentially: NumEntries items, bucket by bucket.
+  const uint64_t payload_start = c.offset();
+  if (num_entries > (h.hash_offset - payload_start) / 26)
+    return malformed_at(h.hash_offset + 8, "NumEntries " + std::to_string(num_entries) +
+                                               " exceeds the hash-table payload");
+  uint64_t nonzero_buckets = 0;
+  for (uint64_t off : bucket_offsets) {
+    if (off == 0) continue;
+    ++nonzero_buckets;
+    if (off < payload_start || off >= h.hash_offset)
+      return malformed_at(h.hash_offset + 16,
+                          "bucket offset " + hex(off) + " lies outside the hash-table payload [" +
+                              hex(payload_start) + ", " + hex(h.hash_offset) + ")");
+  }
+  const uint64_t mask = bucket_offsets.size() - 1;
+  uint64_t items_left = num_entries;
+  uint64_t buckets_seen = 0;
+  while (items_left > 0) {
+    const uint64_t bucket_at = c.offset();
+    PROFKIT_TRY_ASSIGN(uint16_t item_count, c.read_le<uint16_t>("bucket item count"));
+    if (item_count == 0 || item_count > items_left)
+      return malformed_at(bucket_at, "expected a bucket item count in 1.." +
+                                         std::to_string(items_left) + ", got " +
+                                         std::to_string(item_count));
+    ++buckets_seen;
+    uint64_t bucket_index = 0;
+    for (uint16_t i = 0; i < item_count; ++i) {
+      const uint64_t item_at = c.offset();
+      PROFKIT_TRY_ASSIGN(uint64_t key_hash, c.read_le<uint64_t>("KeyHash"));
+      PROFKIT_TRY_ASSIGN(uint64_t key_len, c.read_le<uint64_t>("KeyLen"));
+      PROFKIT_TRY_ASSIGN(uint64_t data_len, c.read_le<uint64_t>("DataLen"));
+      if (key_len > c.remaining() || data_len > c.remaining() - key_len)
+        return malformed_at(item_at + 8, "item key (" + std::to_string(key_len) +
+                                             " bytes) and data (" + std::to_string(data_len) +
+                                             " bytes) run past the hash-table payload");
+      if (data_len % 8 != 0)
+        return malformed_at(item_at + 16, "expected DataLen to be a multiple of 8, got " +
+                                              std::to_string(data_len));
+      PROFKIT_TRY_ASSIGN(Bytes key, c.read_bytes(key_len, "key"));
+      std::string name(as_string_view(key));
+      if (md5_name_ref(name) != key_hash)
+        return malformed_at(item_at, "KeyHash " + hex(key_hash) + " is not the MD5 of key '" +
+                                         name + "'");
+      if (i == 0) {
+        bucket_index = key_hash & mask;
+        if (bucket_offsets[bucket_index] != bucket_at)
+          return malformed_at(bucket_at, "bucket " + std::to_string(bucket_index) +
+                                             " is at " + hex(bucket_at) +
+                                             " but the bucket table says " +
+                                             hex(bucket_offsets[bucket_index]));
+      } else if ((key_hash & mask) != bucket_index) {
+        return malformed_at(item_at, "item hashes to bucket " +
+                                         std::to_string(key_hash & mask) + ", not bucket " +
+                                         std::to_string(bucket_index) + " it is stored in");
+      }
+      PROFKIT_TRY_ASSIGN(Cursor blob, c.take(data_len, "item data"));
+      if (data_len == 0)
+        return malformed_at(item_at + 16, "expected at least one record for '" + name + "'");
+      PROFKIT_TRY(read_item_data(blob, version, name, p.records));
+    }
+    items_left -= item_count;
+  }
+  if (buckets_seen != nonzero_buckets)
+    return malformed_at(h.hash_offset + 16,
+                        "the bucket table lists " + std::to_string(nonzero_buckets) +
+                            " buckets but the payload holds " + std::to_string(buckets_seen));
+  return {};
+}
+
+// The sections after the hash table (spec 3.8), each found through its header offset.
+Expected<void> read_trailing_sections(Bytes data, const IndexedHeader& h, uint64_t version,
+                                      uint64_t meta_end, Profile& p) {
+  // MemProf (v8+, flag 62): opaque, up to the binary-id section (or the end of the file).
+  if (version >= 8 && (p.flags & kFlagMemProf)) {
+    if (h.memprof_offset == 0)
+      return malformed_at(0x28, "the memprof flag is set but MemProfOffset is 0");
+    if (h.memprof_offset < meta_end)
+      return malformed_at(0x28, "MemProfOffset " + hex(h.memprof_offset) +
+                                    " overlaps the hash table");
+    const uint64_t end = version >= 9 ? h.binary_id_offset : data.size();
+    PROFKIT_TRY_ASSIGN(Cursor mc, section_at(data, 0x28, h.memprof_offset, end, "MemProf section"));
+    p.memprof_section.assign(as_string_view(mc.data()));
+  }
+
+  // Binary ids (v9+).
+  if (version >= 9) {
+    PROFKIT_TRY_ASSIGN(Cursor bc,
+                       section_at(data, 0x30, h.binary_id_offset, data.size(),
+                                   "binary-id section"));
+    PROFKIT_TRY_ASSIGN(uint64_t section_size, bc.read_le<uint64_t>("binary-id section size"));
+    PROFKIT_TRY_ASSIGN(Cursor ids, bc.take(section_size, "binary-id section"));
+    while (!ids.at_end()) {
+      const uint64_t at = ids.offset();
+      PROFKIT_TRY_ASSIGN(uint64_t len, ids.read_le<uint64_t>("binary id length"));
+      if (len > ids.remaining())
+        return malformed_at(at, "binary id length " + std::to_string(len) +
+                                    " runs past the binary-id section");
+      PROFKIT_TRY_ASSIGN(Bytes id, ids.read_bytes(len, "binary id"));
+      p.binary_ids.emplace_back(id.begin(), id.end());
+      const uint64_t pad = (8 - len % 8) % 8;
+      PROFKIT_TRY(ids.skip(std::min(pad, ids.remaining()), "binary id padding"));
+    }
+  }
+
+  // VTable names (v12+).
+  if (version >= 12) {
+    PROFKIT_TRY_ASSIGN(Cursor vc, section_at(data, 0x40, h.vtable_names_offset, data.size(),
+                                             "vtable-names section"));
+    PROFKIT_TRY_ASSIGN(uint64_t len, vc.read_le<uint64_t>("vtable names length"));
+    PROFKIT_TRY_ASSIGN(Cursor blob, vc.take(len, "vtable names"));
+    PROFKIT_TRY(read_name_blobs(blob, p.vtable_names));
+  }
+
+  // Temporal traces (v10+, flag 63).
+  if (version >= 10 && (p.flags & kFlagTemporal)) {
+    if (h.temporal_traces_offset == 0)
+      return malformed_at(0x38, "the temporal flag is set but TemporalProfTracesOffset is 0");
+    PROFKIT_TRY_ASSIGN(Cursor tc, section_at(data, 0x38, h.temporal_traces_offset, data.size(),
+                                             "temporal traces section"));
+    const uint64_t at = tc.offset();
+    PROFKIT_TRY_ASSIGN(uint64_t num_traces, tc.read_le<uint64_t>("NumTraces"));
+    PROFKIT_TRY_ASSIGN(p.trace_stream_size, tc.read_le<uint64_t>("TraceStreamSize"));
+    if (num_traces > tc.remaining() / 16)
+      return malformed_at(at, "NumTraces " + std::to_string(num_traces) + " exceeds the file");
+    p.traces.reserve(num_traces);
+    for (uint64_t t = 0; t < num_traces; ++t) {
+      TemporalTrace trace;
+      PROFKIT_TRY_ASSIGN(trace.weight, tc.read_le<uint64_t>("trace weight"));
+      const uint64_t n_at = tc.offset();
+      PROFKIT_TRY_ASSIGN(uint64_t n, tc.read_le<uint64_t>("trace length"));
+      if (n > tc.remaining() / 8)
+        return malformed_at(n_at, "trace length " + std::to_string(n) + " exceeds the file");
+      trace.function_refs.resize(n);
+      for (auto& ref : trace.function_refs) {
+        PROFKIT_TRY_ASSIGN(ref, tc.read_le<uint64_t>("trace function NameRef"));
+      }
+      p.traces.push_back(std::move(trace));
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -295,140 +440,8 @@ Expected<IndexedFile> read_indexed_file(Bytes data) {
     PROFKIT_TRY(c.seek(h.size_bytes, "hash-table payload"));
   }
 
-  // Payload, iterated sequentially: NumEntries items, bucket by bucket.
-  const uint64_t payload_start = c.offset();
-  if (file.num_entries > (h.hash_offset - payload_start) / 26)
-    return malformed_at(h.hash_offset + 8, "NumEntries " + std::to_string(file.num_entries) +
-                                               " exceeds the hash-table payload");
-  uint64_t nonzero_buckets = 0;
-  for (uint64_t off : bucket_offsets) {
-    if (off == 0) continue;
-    ++nonzero_buckets;
-    if (off < payload_start || off >= h.hash_offset)
-      return malformed_at(h.hash_offset + 16,
-                          "bucket offset " + hex(off) + " lies outside the hash-table payload [" +
-                              hex(payload_start) + ", " + hex(h.hash_offset) + ")");
-  }
-  const uint64_t mask = file.num_buckets - 1;
-  uint64_t items_left = file.num_entries;
-  uint64_t buckets_seen = 0;
-  while (items_left > 0) {
-    const uint64_t bucket_at = c.offset();
-    PROFKIT_TRY_ASSIGN(uint16_t item_count, c.read_le<uint16_t>("bucket item count"));
-    if (item_count == 0 || item_count > items_left)
-      return malformed_at(bucket_at, "expected a bucket item count in 1.." +
-                                         std::to_string(items_left) + ", got " +
-                                         std::to_string(item_count));
-    ++buckets_seen;
-    uint64_t bucket_index = 0;
-    for (uint16_t i = 0; i < item_count; ++i) {
-      const uint64_t item_at = c.offset();
-      PROFKIT_TRY_ASSIGN(uint64_t key_hash, c.read_le<uint64_t>("KeyHash"));
-      PROFKIT_TRY_ASSIGN(uint64_t key_len, c.read_le<uint64_t>("KeyLen"));
-      PROFKIT_TRY_ASSIGN(uint64_t data_len, c.read_le<uint64_t>("DataLen"));
-      if (key_len > c.remaining() || data_len > c.remaining() - key_len)
-        return malformed_at(item_at + 8, "item key (" + std::to_string(key_len) +
-                                             " bytes) and data (" + std::to_string(data_len) +
-                                             " bytes) run past the hash-table payload");
-      if (data_len % 8 != 0)
-        return malformed_at(item_at + 16, "expected DataLen to be a multiple of 8, got " +
-                                              std::to_string(data_len));
-      PROFKIT_TRY_ASSIGN(Bytes key, c.read_bytes(key_len, "key"));
-      std::string name(as_string_view(key));
-      if (md5_name_ref(name) != key_hash)
-        return malformed_at(item_at, "KeyHash " + hex(key_hash) + " is not the MD5 of key '" +
-                                         name + "'");
-      if (i == 0) {
-        bucket_index = key_hash & mask;
-        if (bucket_offsets[bucket_index] != bucket_at)
-          return malformed_at(bucket_at, "bucket " + std::to_string(bucket_index) +
-                                             " is at " + hex(bucket_at) +
-                                             " but the bucket table says " +
-                                             hex(bucket_offsets[bucket_index]));
-      } else if ((key_hash & mask) != bucket_index) {
-        return malformed_at(item_at, "item hashes to bucket " +
-                                         std::to_string(key_hash & mask) + ", not bucket " +
-                                         std::to_string(bucket_index) + " it is stored in");
-      }
-      PROFKIT_TRY_ASSIGN(Cursor blob, c.take(data_len, "item data"));
-      if (data_len == 0)
-        return malformed_at(item_at + 16, "expected at least one record for '" + name + "'");
-      PROFKIT_TRY(read_item_data(blob, version, name, p.records));
-    }
-    items_left -= item_count;
-  }
-  if (buckets_seen != nonzero_buckets)
-    return malformed_at(h.hash_offset + 16,
-                        "the bucket table lists " + std::to_string(nonzero_buckets) +
-                            " buckets but the payload holds " + std::to_string(buckets_seen));
-
-  // MemProf (v8+, flag 62): opaque, up to the binary-id section (or the end of the file).
-  if (version >= 8 && (p.flags & kFlagMemProf)) {
-    if (h.memprof_offset == 0)
-      return malformed_at(0x28, "the memprof flag is set but MemProfOffset is 0");
-    if (h.memprof_offset < meta_end)
-      return malformed_at(0x28, "MemProfOffset " + hex(h.memprof_offset) +
-                                    " overlaps the hash table");
-    const uint64_t end = version >= 9 ? h.binary_id_offset : data.size();
-    PROFKIT_TRY_ASSIGN(Cursor mc, section_at(data, 0x28, h.memprof_offset, end, "MemProf section"));
-    p.memprof_section.assign(as_string_view(mc.data()));
-  }
-
-  // Binary ids (v9+).
-  if (version >= 9) {
-    PROFKIT_TRY_ASSIGN(Cursor bc,
-                       section_at(data, 0x30, h.binary_id_offset, data.size(),
-                                   "binary-id section"));
-    PROFKIT_TRY_ASSIGN(uint64_t section_size, bc.read_le<uint64_t>("binary-id section size"));
-    PROFKIT_TRY_ASSIGN(Cursor ids, bc.take(section_size, "binary-id section"));
-    while (!ids.at_end()) {
-      const uint64_t at = ids.offset();
-      PROFKIT_TRY_ASSIGN(uint64_t len, ids.read_le<uint64_t>("binary id length"));
-      if (len > ids.remaining())
-        return malformed_at(at, "binary id length " + std::to_string(len) +
-                                    " runs past the binary-id section");
-      PROFKIT_TRY_ASSIGN(Bytes id, ids.read_bytes(len, "binary id"));
-      p.binary_ids.emplace_back(id.begin(), id.end());
-      const uint64_t pad = (8 - len % 8) % 8;
-      PROFKIT_TRY(ids.skip(std::min(pad, ids.remaining()), "binary id padding"));
-    }
-  }
-
-  // VTable names (v12+).
-  if (version >= 12) {
-    PROFKIT_TRY_ASSIGN(Cursor vc, section_at(data, 0x40, h.vtable_names_offset, data.size(),
-                                             "vtable-names section"));
-    PROFKIT_TRY_ASSIGN(uint64_t len, vc.read_le<uint64_t>("vtable names length"));
-    PROFKIT_TRY_ASSIGN(Cursor blob, vc.take(len, "vtable names"));
-    PROFKIT_TRY(read_name_blobs(blob, p.vtable_names));
-  }
-
-  // Temporal traces (v10+, flag 63).
-  if (version >= 10 && (p.flags & kFlagTemporal)) {
-    if (h.temporal_traces_offset == 0)
-      return malformed_at(0x38, "the temporal flag is set but TemporalProfTracesOffset is 0");
-    PROFKIT_TRY_ASSIGN(Cursor tc, section_at(data, 0x38, h.temporal_traces_offset, data.size(),
-                                             "temporal traces section"));
-    const uint64_t at = tc.offset();
-    PROFKIT_TRY_ASSIGN(uint64_t num_traces, tc.read_le<uint64_t>("NumTraces"));
-    PROFKIT_TRY_ASSIGN(p.trace_stream_size, tc.read_le<uint64_t>("TraceStreamSize"));
-    if (num_traces > tc.remaining() / 16)
-      return malformed_at(at, "NumTraces " + std::to_string(num_traces) + " exceeds the file");
-    p.traces.reserve(num_traces);
-    for (uint64_t t = 0; t < num_traces; ++t) {
-      TemporalTrace trace;
-      PROFKIT_TRY_ASSIGN(trace.weight, tc.read_le<uint64_t>("trace weight"));
-      const uint64_t n_at = tc.offset();
-      PROFKIT_TRY_ASSIGN(uint64_t n, tc.read_le<uint64_t>("trace length"));
-      if (n > tc.remaining() / 8)
-        return malformed_at(n_at, "trace length " + std::to_string(n) + " exceeds the file");
-      trace.function_refs.resize(n);
-      for (auto& ref : trace.function_refs) {
-        PROFKIT_TRY_ASSIGN(ref, tc.read_le<uint64_t>("trace function NameRef"));
-      }
-      p.traces.push_back(std::move(trace));
-    }
-  }
+  PROFKIT_TRY(read_payload(c, h, version, bucket_offsets, file.num_entries, p));
+  PROFKIT_TRY(read_trailing_sections(data, h, version, meta_end, p));
   return file;
 }
 
