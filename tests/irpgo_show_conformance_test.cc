@@ -129,7 +129,8 @@ const char* const kDetailFlags[] = {
     "--topn=1",
     "--topn=400",
     "--detailed-summary",
-    "--detailed-summary --detailed-summary-cutoffs=999999,500000,10",
+    "--detailed-summary --detailed-summary-cutoffs=999999,500000 --detailed-summary-cutoffs=10",
+    "--topn=2 --function=x --function=c --counts --topn=3",  // repeats: the last one counts
     "--detailed-summary-cutoffs=500000",
     "--all-functions --counts --ic-targets --memop-sizes --show-vtables",
     "--function=main --show-vtables --ic-targets",

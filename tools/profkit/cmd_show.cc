@@ -120,6 +120,8 @@ void add_show_command(CLI::App& app, int& exit_status) {
   auto cmd = std::make_shared<ShowCommand>();
   CLI::App* sub = app.add_subcommand(
       "show", "Print an IR-PGO profile (raw, indexed or text) as llvm-profdata-22 show does");
+  // LLVM lets a repeated option override the earlier one (lists accumulate instead).
+  sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   report::ShowOptions& o = cmd->options;
   sub->add_flag("--all-functions", o.all_functions, "Details for each and every function");
   sub->add_flag("--counts", o.counts, "Show counter values for shown functions");
@@ -129,7 +131,8 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_flag("--detailed-summary", o.detailed_summary, "Show detailed profile summary");
   sub->add_option("--detailed-summary-cutoffs", o.detailed_summary_cutoffs,
                   "Cutoffs (parts per million) for the detailed summary, e.g. 800000,999999")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--ic-targets", o.ic_targets,
                 "Show indirect call site target values for shown functions");
   sub->add_flag("--memop-sizes", o.memop_sizes,
