@@ -179,8 +179,9 @@ TEST_P(ProbesListing, MatchesLlvmProfgenOfSameRelease) {
   ASSERT_EQ(actual.status, 0) << actual.err;
   EXPECT_NE(only_probe_lines(expected.out), "") << "no probes in " << b.name;
   EXPECT_EQ(normalize_listing(expected.out), normalize_listing(actual.out)) << b.name;
-  if (b.version == 22)  // llvm-profgen 14 prints branch targets segment-relative
+  if (b.version == 22) {  // llvm-profgen 14 prints branch targets segment-relative
     EXPECT_GE(identical_instruction_fraction(expected.out, actual.out), 0.98) << b.name;
+  }
   write_seeds(bin, b.name);
 }
 
@@ -442,7 +443,8 @@ TEST(ProbesBadInput, ProbeSectionEndsInsideARecord) {
     auto f = probes_failure(path);
     expect_one_line_error(f, "truncated", "error: ");
     // The offset points inside the probe section.
-    auto elf = elf::ElfFile::parse(as_bytes(read_file(bin)));
+    const std::string original = read_file(bin);  // the ElfFile points into these bytes
+    auto elf = elf::ElfFile::parse(as_bytes(original));
     const auto* s = elf->find_section(".pseudo_probe");
     const size_t colon = f.err.find(':', path.size());
     const uint64_t offset = std::stoull(f.err.substr(path.size() + 1, colon - path.size() - 1));

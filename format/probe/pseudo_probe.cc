@@ -40,6 +40,59 @@ Expected<std::pair<uint32_t, uint32_t>> read_counts(Cursor& c) {
   return std::pair<uint32_t, uint32_t>{nprobes, ninlined};
 }
 
+struct FastProbe {
+  uint32_t index;
+  uint32_t discriminator;
+  int64_t delta;
+  uint8_t type;
+  uint8_t attr;
+};
+
+// Decodes a delta-form, non-sentinel probe record with a valid type whose LEB fields are
+// short enough to need no further checks. Requires: 32 readable bytes at p. Returns the
+// bytes used, or 0 to let the checked path decode (and report) it.
+inline size_t decode_fast(const uint8_t* p, FastProbe& out) {
+  const uint8_t* q = p;
+  uint64_t index = 0;
+  for (int shift = 0;; shift += 7) {
+    if (shift > 28) return 0;
+    const uint8_t b = *q++;
+    index |= uint64_t{b & 0x7fu} << shift;
+    if (!(b & 0x80)) break;
+  }
+  if (index > 0xffffffffu) return 0;
+  const uint8_t kind = *q++;
+  const uint8_t type = kind & 0x0f;
+  const uint8_t attr = (kind >> 4) & 0x07;
+  if (!(kind & 0x80) || type > 2 || (attr & kAttrSentinel)) return 0;
+  uint64_t delta = 0;
+  int shift = 0;
+  uint8_t b = 0;
+  do {
+    if (shift > 56) return 0;
+    b = *q++;
+    delta |= uint64_t{b & 0x7fu} << shift;
+    shift += 7;
+  } while (b & 0x80);
+  if (b & 0x40) delta |= ~uint64_t{0} << shift;  // shift <= 63 here
+  uint64_t discriminator = 0;
+  if (attr & kAttrHasDiscriminator) {
+    for (int dshift = 0;; dshift += 7) {
+      if (dshift > 28) return 0;
+      const uint8_t d = *q++;
+      discriminator |= uint64_t{d & 0x7fu} << dshift;
+      if (!(d & 0x80)) break;
+    }
+    if (discriminator > 0xffffffffu) return 0;
+  }
+  out.index = static_cast<uint32_t>(index);
+  out.discriminator = static_cast<uint32_t>(discriminator);
+  out.delta = static_cast<int64_t>(delta);
+  out.type = type;
+  out.attr = attr;
+  return static_cast<size_t>(q - p);
+}
+
 }  // namespace
 
 std::string_view probe_type_name(uint8_t type) {
@@ -129,6 +182,32 @@ struct ProbeMap::Decoder {
         }
       }
       for (uint32_t i = 0; i < counts.first; ++i) {
+        // Fast path for the common record (delta form, small fields) when enough bytes
+        // remain that no field can reach the end; anything else takes the checked path.
+        if (c.remaining() >= 32) {
+          FastProbe f;
+          const uint8_t* start = c.data().data() + c.position();
+          if (const size_t used = decode_fast(start, f)) {
+            PROFKIT_TRY(c.skip(used, "probe record"));
+            const uint64_t address = last + static_cast<uint64_t>(f.delta);
+            last = address;
+            if (extent != nullptr) {
+              extent->min = std::min(extent->min, address);
+              extent->max = std::max(extent->max, address);
+            }
+            if (store) {
+              Probe p;
+              p.address = address;
+              p.index = f.index;
+              p.discriminator = f.discriminator;
+              p.node = node_index;
+              p.type = f.type;
+              p.attributes = f.attr;
+              map.probes_.push_back(p);
+            }
+            continue;
+          }
+        }
         const uint64_t probe_offset = c.offset();
         PROFKIT_TRY_ASSIGN(uint32_t index, read_u32_leb(c, "probe index"));
         PROFKIT_TRY_ASSIGN(uint8_t kind, c.read_le<uint8_t>("probe kind"));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -72,8 +73,24 @@ void append_address_column(std::string& out, uint64_t address) {
   out.append(p, static_cast<size_t>(end - p));
 }
 
-void append_function_name(std::string& out, const probe::ProbeMap& map, uint64_t guid) {
-  std::string_view n = map.name(guid);
+// GUID -> descriptor name in O(1): large listings look a name up per probe line.
+class Names {
+ public:
+  explicit Names(const probe::ProbeMap& map) {
+    names_.reserve(map.descriptors().size());
+    for (const auto& d : map.descriptors()) names_.emplace(d.guid, d.name);  // first wins
+  }
+  std::string_view get(uint64_t guid) const {
+    auto it = names_.find(guid);
+    return it == names_.end() ? std::string_view() : it->second;
+  }
+
+ private:
+  std::unordered_map<uint64_t, std::string_view> names_;
+};
+
+void append_function_name(std::string& out, const Names& map, uint64_t guid) {
+  std::string_view n = map.get(guid);
   if (!n.empty()) {
     out += n;
     return;
@@ -84,16 +101,17 @@ void append_function_name(std::string& out, const probe::ProbeMap& map, uint64_t
   out += '>';
 }
 
-std::string function_name(const probe::ProbeMap& map, uint64_t guid) {
+std::string function_name(const Names& map, uint64_t guid) {
   std::string s;
   append_function_name(s, map, guid);
   return s;
 }
 
 // One `[Probe]` line exactly as llvm-profgen 22 prints it (spec 7.4).
-void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe::Probe& p) {
+void append_probe_line(std::string& out, const probe::ProbeMap& map, const Names& names,
+                       const probe::Probe& p) {
   out += " [Probe]:\tFUNC: ";
-  append_function_name(out, map, map.nodes()[p.node].guid);
+  append_function_name(out, names, map.nodes()[p.node].guid);
   out += " Index: ";
   append_u64(out, p.index);
   out += "  ";
@@ -116,7 +134,7 @@ void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe
     out += "Inlined:";
     for (const auto& f : frames) {
       out += " @ ";
-      append_function_name(out, map, f.guid);
+      append_function_name(out, names, f.guid);
       out += ':';
       append_u64(out, f.site);
     }
@@ -125,7 +143,7 @@ void append_probe_line(std::string& out, const probe::ProbeMap& map, const probe
     while (depth > 0) {
       const auto& node = nodes[chain[--depth]];
       out += " @ ";
-      append_function_name(out, map, nodes[node.parent].guid);
+      append_function_name(out, names, nodes[node.parent].guid);
       out += ':';
       append_u64(out, node.site);
     }
@@ -192,6 +210,7 @@ bool selected(const ProbesOptions& o, const std::unordered_set<std::string_view>
 int run_disassemble(const ProbesOptions& o, const Loaded& in,
                     const std::unordered_set<std::string_view>& wanted) {
   const auto& map = in.probes.map;
+  const Names names(map);
   Out out;
   std::string& s = out.buf();
   if (in.probes.has_descriptor_section && in.probes.has_probe_section)
@@ -246,10 +265,12 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
       for (uint64_t address = start; address < end && address >= section.address;) {
         while (next != block_end && map.probes()[*next].address < address) ++next;
         for (; next != block_end && map.probes()[*next].address == address; ++next)
-          append_probe_line(s, map, map.probes()[*next]);
+          append_probe_line(s, map, names, map.probes()[*next]);
         append_address_column(s, address);
         const uint64_t off = address - section.address;
-        size_t size = disassembler->decode(data->subspan(off, end - address), address, s);
+        // Like llvm-profgen, decode from the rest of the section: an instruction may run past
+        // the next symbol's address.
+        size_t size = disassembler->decode(data->subspan(off), address, s);
         if (size == 0) {
           s += "\t<unknown>";
           size = 1;
@@ -296,6 +317,7 @@ std::vector<uint32_t> shown_probes(const ProbesOptions& o, const Loaded& in,
 int run_text(const ProbesOptions& o, const Loaded& in,
              const std::unordered_set<std::string_view>& wanted) {
   const auto& map = in.probes.map;
+  const Names names(map);
   Out out;
   std::string& s = out.buf();
   append_descriptor_block(s, map, false);
@@ -307,7 +329,7 @@ int run_text(const ProbesOptions& o, const Loaded& in,
     if (first || p.address != previous) append_address_column(s, p.address), s += '\n';
     first = false;
     previous = p.address;
-    append_probe_line(s, map, p);
+    append_probe_line(s, map, names, p);
     out.maybe_flush();
   }
   return 0;
@@ -316,6 +338,7 @@ int run_text(const ProbesOptions& o, const Loaded& in,
 int run_json(const ProbesOptions& o, const Loaded& in,
              const std::unordered_set<std::string_view>& wanted) {
   const auto& map = in.probes.map;
+  const Names names(map);
   Out out;
   std::string& s = out.buf();
   s += "{\"binary\":";
@@ -345,7 +368,7 @@ int run_json(const ProbesOptions& o, const Loaded& in,
     s += ",\"guid\":";
     append_u64(s, guid);
     s += ",\"function\":";
-    append_json_string(s, function_name(map, guid));
+    append_json_string(s, function_name(names, guid));
     s += ",\"index\":";
     append_u64(s, p.index);
     s += ",\"type\":\"";
@@ -358,7 +381,7 @@ int run_json(const ProbesOptions& o, const Loaded& in,
       if (!first_frame) s += ',';
       first_frame = false;
       s += "{\"function\":";
-      append_json_string(s, function_name(map, f.guid));
+      append_json_string(s, function_name(names, f.guid));
       s += ",\"guid\":";
       append_u64(s, f.guid);
       s += ",\"site\":";
