@@ -386,6 +386,36 @@ TEST(Default, StressThreadsSignalsForkExitHooks) {
   EXPECT_TRUE(saw_tls) << "allocation in a thread_local destructor";
 }
 
+// ---- profile use: llvm-profdata merge, then clang -fmemory-profile-use --------------------
+
+TEST(ProfileUse, SameIrAsFromCompilerRtProfile) {
+  // ctx.cpp: one new[] site under a cold caller (3 x 4 KiB living 100 ms, untouched) and a
+  // hot caller; the whole IR built with either runtime's profile must be identical (the
+  // !memprof/!callsite metadata and the "memprof" attributes included), in both modes.
+  const Binaries& b = build("ctx", "ctx.cpp");
+  const std::string dir = profkit::test::work_dir("use");
+  std::string ir[3];
+  const char* const variants[] = {"crt", "ours", "compat"};
+  for (int i = 0; i < 3; ++i) {
+    const bool ours = i > 0;
+    const std::string binary = ours ? b.ours : b.crt;
+    const auto files = profile(binary, std::string("ctx.") + variants[i], i == 2 ? "llvm_compat=1" : "");
+    ASSERT_EQ(files.size(), 1u);
+    const std::string prof = dir + "/" + variants[i] + ".memprofdata";
+    const std::string ll = dir + "/" + variants[i] + ".ll";
+    run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(binary) + " " +
+           sh_quote(files[0]) + " -o " + prof);
+    run_ok("clang++-22 -g -O1 -fmemory-profile-use=" + prof +
+           " -mllvm -memprof-ave-lifetime-cold-threshold=0 -S -emit-llvm " +
+           sh_quote(program("ctx.cpp")) + " -o " + ll);
+    ir[i] = profkit::test::read_file(ll);
+  }
+  EXPECT_NE(ir[0].find("!\"cold\""), std::string::npos);
+  EXPECT_NE(ir[0].find("!\"notcold\""), std::string::npos);
+  EXPECT_EQ(ir[0], ir[1]);
+  EXPECT_EQ(ir[0], ir[2]);
+}
+
 // ---- linking, other compilers, options, errors -------------------------------------------
 
 TEST(Linking, StaticArchiveAndClang14Objects) {
