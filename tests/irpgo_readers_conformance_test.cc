@@ -193,7 +193,9 @@ TEST_F(ReadersConformance, StoredSummariesMatchTheRecords) {
     for (const auto& r : file->profile.records) (r.is_context_sensitive() ? cs : plain).add_record(r);
     EXPECT_EQ(*file->summary, plain.finish()) << name;
     EXPECT_EQ(file->cs_summary.has_value(), (file->profile.flags & instrprof::kFlagCSIR) != 0);
-    if (file->cs_summary) EXPECT_EQ(*file->cs_summary, cs.finish()) << name;
+    if (file->cs_summary) {
+      EXPECT_EQ(*file->cs_summary, cs.finish()) << name;
+    }
   }
 }
 
