@@ -47,6 +47,11 @@ bool is_hex_digit(char c) {
 // encoding). Capstone's "(%rax, %rax)" loses the space after the comma, as LLVM prints it.
 void append_operands_llvm_style(std::string& out, const char* ops, const uint8_t* bytes,
                                 size_t size) {
+  // Registers and branch targets only (most operands): nothing to rewrite.
+  if (std::strpbrk(ops, "$(") == nullptr) {
+    out += ops;
+    return;
+  }
   int depth = 0;
   for (const char* p = ops; *p != '\0';) {
     if (*p == '(') ++depth;
