@@ -470,3 +470,75 @@ TEST(MemProfOffline, ClangUsesOurProfileLikeLlvmProfdatas) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// The command line: `profkit merge` / `profkit show --memory` against llvm-profdata-22.
+TEST(MemProfCli, MergeAndShowMatchLlvmProfdata) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir("cli");
+  for (int v : {2, 3, 4}) {
+    const std::string ref = dir + "/ref" + std::to_string(v) + ".profdata";
+    const std::string ours = dir + "/ours" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) +
+           " --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(ref));
+    run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=" + std::to_string(v) +
+           " --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(ours));
+    EXPECT_TRUE(read_file(ref) == read_file(ours)) << "version " << v;
+    EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " + sh_quote(ours)).out,
+              run_ok("llvm-profdata-22 show --memory " + sh_quote(ref)).out);
+  }
+  EXPECT_EQ(mask_histogram_pointer(run_ok(sh_quote(profkit_bin()) + " show --memory --profiled-binary=" +
+                                          sh_quote(bin) + " " + sh_quote(raw))
+                                       .out),
+            mask_histogram_pointer(run_ok("llvm-profdata-22 show --memory --profiled-binary=" +
+                                          sh_quote(bin) + " " + sh_quote(raw))
+                                       .out));
+}
+
+TEST(MemProfCli, IrpgoAndMemprofInputsGiveLlvmProfdatasFile) {
+  const std::string dir = work_dir("cli_mixed");
+  const std::string bin = bin22("ctx.cpp", "ctx", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string pgo = build("ctx_pgo", "clang++-22 -O1 -fprofile-generate " +
+                                               sh_quote(program("ctx.cpp")) + " -o %o");
+  const std::string profraw = dir + "/ctx.profraw";
+  run_ok("LLVM_PROFILE_FILE=" + sh_quote(profraw) + " " + sh_quote(pgo));
+  run_ok("llvm-profdata-22 merge " + sh_quote(profraw) + " --profiled-binary=" + sh_quote(bin) +
+         " " + sh_quote(raw) + " -o " + sh_quote(dir + "/ref.profdata"));
+  run_ok(sh_quote(profkit_bin()) + " merge " + sh_quote(profraw) + " --profiled-binary=" +
+         sh_quote(bin) + " " + sh_quote(raw) + " -o " + sh_quote(dir + "/ours.profdata"));
+  EXPECT_TRUE(read_file(dir + "/ref.profdata") == read_file(dir + "/ours.profdata"));
+}
+
+TEST(MemProfCli, SeveralRunsAndBadInputs) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string dir = work_dir("cli_runs");
+  const std::string out = dir + "/merged.profdata";
+  run_ok(sh_quote(profkit_bin()) + " merge --profiled-binary=" + sh_quote(bin) + " " +
+         sh_quote(run_profile(bin, "_run1")) + " " + sh_quote(run_profile(bin, "_run2")) + " -o " +
+         sh_quote(out));
+  const auto shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(out));
+  EXPECT_NE(shown.out.find("AllocCount:      200"), std::string::npos) << shown.out;
+  // Wrong binary: one error line naming the binary, status 1, no output file.
+  const std::string other = bin22("tiny.c", "tiny", "-no-pie");
+  const std::string bad_out = dir + "/bad.profdata";
+  auto r = run(sh_quote(profkit_bin()) + " merge --profiled-binary=" + sh_quote(other) + " " +
+               sh_quote(run_profile(bin)) + " -o " + sh_quote(bad_out));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("error: No matching executable segments"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(file_exists(bad_out));
+  // Truncated raw file.
+  const std::string raw = read_file(run_profile(bin));
+  write_file(dir + "/trunc.raw", raw.substr(0, raw.size() / 2));
+  auto t = run(sh_quote(profkit_bin()) + " show --memory --profiled-binary=" + sh_quote(bin) +
+               " " + sh_quote(dir + "/trunc.raw"));
+  EXPECT_EQ(t.status, 1);
+  EXPECT_NE(t.err.find("trunc.raw:"), std::string::npos) << t.err;
+}
+
+}  // namespace
+}  // namespace profkit::test

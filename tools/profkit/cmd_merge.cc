@@ -28,6 +28,7 @@
 #include "io/mapped_file.h"
 #include "io/output_file.h"
 #include "tools/profkit/command.h"
+#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 
@@ -49,6 +50,7 @@ struct MergeCommand {
   unsigned threads = 0;  // 0: min(hardware threads, (inputs + 1) / 2), like llvm-profdata
   int profile_version = 13;
   bool write_prev_version = false;
+  MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
 };
 
 std::optional<WeightedInput> parse_weighted(std::string_view spec) {
@@ -130,6 +132,19 @@ int run_merge(MergeCommand& cmd) {
       }
       inputs.push_back(*parsed);
     }
+  }
+  // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc).
+  std::vector<std::string> memprof_inputs;
+  std::erase_if(inputs, [&](const WeightedInput& in) {
+    auto f = MappedFile::open(in.path);
+    if (!f || !is_memprof_input(f->bytes())) return false;
+    memprof_inputs.push_back(in.path);
+    return true;
+  });
+  std::shared_ptr<MemProfMerged> memprof;
+  if (!memprof_inputs.empty()) {
+    if (!load_memprof(memprof_inputs, cmd.memprof, memprof)) return 1;
+    if (inputs.empty()) return write_output(cmd.output, memprof_only_profile(*memprof, cmd.memprof));
   }
   if (inputs.empty()) {
     report_error("merge: no input files specified");
@@ -247,6 +262,19 @@ int run_merge(MergeCommand& cmd) {
       return 1;
     }
     bytes = std::move(*written);
+    // The memprof section stores absolute offsets: written again once its place is known.
+    if (memprof && !write_with_memprof(
+                       merged, *memprof, cmd.memprof,
+                       [&](instrprof::Profile& p, std::string& b) {
+                         auto w = instrprof::write_indexed_profile(
+                             p, static_cast<uint32_t>(version), {.sparse = cmd.sparse});
+                         if (w) b = std::move(*w);
+                         return w.has_value();
+                       },
+                       bytes)) {
+      report_error(cmd.output + ": error: cannot place the MemProf section");
+      return 1;
+    }
   }
   auto out = OutputFile::create(cmd.output);
   if (!out) {
@@ -285,6 +313,13 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "Indexed version to write: 13 (LLVM 22, default), 11, or 7 (LLVM 14)");
   sub->add_flag("--write-prev-version", cmd->write_prev_version,
                 "Same as --profile-version=11 (llvm-profdata 22's spelling)");
+  sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
+                  "MemProf: profiled binary or directory searched by build id (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--memprof-version", cmd->memprof.memprof_version,
+                  "MemProf section version to write: 2, 3 (default) or 4");
+  sub->add_flag("--memprof-full-schema", cmd->memprof.full_schema,
+                "MemProf: store all MIB fields instead of the hot/cold schema");
   sub->callback([cmd, &exit_status] { exit_status = run_merge(*cmd); });
 }
 

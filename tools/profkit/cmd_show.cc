@@ -13,6 +13,7 @@
 #include "io/output_file.h"
 #include "report/instrprof_show.h"
 #include "tools/profkit/command.h"
+#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 namespace {
@@ -24,6 +25,8 @@ struct ShowCommand {
   std::string show_format = "text";
   bool json = false;
   bool instr = false;        // --instr: the only profile kind we show here (the default)
+  bool memory = false;       // --memory: MemProf profiles (memprof_cli.h)
+  MemProfCliOptions memprof;
 };
 
 // Accepts the single-dash spellings LLVM's option parser also takes (`-all-functions`,
@@ -54,6 +57,7 @@ bool apply_single_dash(CLI::App& sub, const std::string& arg) {
 }
 
 int run_show(CLI::App& sub, ShowCommand& cmd) {
+  if (cmd.memory) return show_memprof(cmd.input, cmd.memprof, cmd.output);
   for (const std::string& extra : sub.remaining()) {
     if (!apply_single_dash(sub, extra)) {
       report_error("show: unknown option or extra argument '" + extra + "'");
@@ -156,6 +160,10 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_option("-o,--output", cmd->output, "Output file (default: standard output)");
   sub->add_option("FILE", cmd->input, "Profile to show (.profraw, .profdata or text)")
       ->required();
+  sub->add_flag("--memory", cmd->memory, "Show a MemProf profile (raw, YAML or indexed)");
+  sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
+                  "MemProf: profiled binary or directory searched by build id (repeatable)")
+      ->allow_extra_args(false);
   sub->allow_extras();
   sub->callback([sub, cmd, &exit_status] { exit_status = run_show(*sub, *cmd); });
 }
