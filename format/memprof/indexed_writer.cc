@@ -145,7 +145,7 @@ struct Tables {
       if (frames.emplace(id, f).second) frame_ids.push_back(id);
       ids.push_back(id);
     }
-    const uint64_t csid = call_stack_id(cs);
+    const uint64_t csid = call_stack_id_from_frame_ids(ids);
     if (stacks.emplace(csid, std::move(ids)).second) stack_ids.push_back(csid);
     return csid;
   }

@@ -50,15 +50,18 @@ uint64_t frame_id(const Frame& frame) {
   return blake3::hash64(bytes);
 }
 
-uint64_t call_stack_id(std::span<const Frame> frames) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(frames.size() * 8);
-  for (const Frame& f : frames) {
-    uint8_t buf[8];
-    store_le<uint64_t>(buf, frame_id(f));
-    bytes.insert(bytes.end(), buf, buf + 8);
-  }
+uint64_t call_stack_id_from_frame_ids(std::span<const uint64_t> frame_ids) {
+  std::vector<uint8_t> bytes(frame_ids.size() * 8);
+  for (size_t i = 0; i < frame_ids.size(); ++i)
+    store_le<uint64_t>(bytes.data() + 8 * i, frame_ids[i]);
   return blake3::hash64(bytes);
+}
+
+uint64_t call_stack_id(std::span<const Frame> frames) {
+  std::vector<uint64_t> ids;
+  ids.reserve(frames.size());
+  for (const Frame& f : frames) ids.push_back(frame_id(f));
+  return call_stack_id_from_frame_ids(ids);
 }
 
 Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer& symbolize,

@@ -36,6 +36,8 @@ uint64_t function_guid(std::string_view name);
 // BLAKE3 content hashes, truncated to 64 bits (C.3).
 uint64_t frame_id(const Frame& frame);
 uint64_t call_stack_id(std::span<const Frame> frames);
+// The same id from already computed frame ids (leaf first).
+uint64_t call_stack_id_from_frame_ids(std::span<const uint64_t> frame_ids);
 
 struct AllocSite {
   CallStack call_stack;
