@@ -163,7 +163,8 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_flag("--memory", cmd->memory, "Show a MemProf profile (raw, YAML or indexed)");
   sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
                   "MemProf: profiled binary or directory searched by build id (repeatable)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // not TakeLast (default above)
   sub->allow_extras();
   sub->callback([sub, cmd, &exit_status] { exit_status = run_show(*sub, *cmd); });
 }
