@@ -6,7 +6,8 @@
 //  - bad input (truncated, flipped, wrong magic or version, offsets and counts past the end,
 //    absurd sizes, unwritable output, wrong options) gives exit 1 and one line
 //    `FILE:OFFSET: error: ...` on stderr, never a crash, and no output file.
-// Every real file made here is also copied to PROFKIT_BINARY_DIR/seeds/<reader>_fuzz/.
+// Every real file made here is also copied to PROFKIT_BINARY_DIR/seeds/<fuzz target>/ (the
+// raw, indexed and text reader targets).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -182,7 +183,8 @@ void check_round_trip(const Llvm& llvm) {
     EXPECT_TRUE(read_file(d + "b.profdata") == read_file(d + "lb.profdata"))
         << "indexed-from-text bytes differ from llvm-profdata's: " << d;
     for (const char* f : {"a.profdata", "b.profdata", "la.profdata", "lb.profdata"})
-      add_seed("indexed_reader_fuzz", d + f, p.name + std::to_string(llvm.version) + "_" + f);
+      add_seed("instrprof_indexed_reader_fuzz", d + f,
+               p.name + std::to_string(llvm.version) + "_" + f);
     add_seed("text_reader_fuzz", d + "a.txt", p.name + std::to_string(llvm.version) + "_a.txt");
   }
 }
