@@ -10,7 +10,7 @@ packages=(
   clang-14 llvm-14 libclang-rt-14-dev g++ cmake ninja-build make
   # libraries
   zlib1g-dev libzstd-dev libxxhash-dev libmd-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
 )
