@@ -13,6 +13,8 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
+  # report exports (issue 6): protobuf for pprof, headless Chromium and valgrind's dh_view.html
+  protobuf-compiler libprotobuf-dev chromium valgrind fonts-dejavu-core
 )
 
 missing=()

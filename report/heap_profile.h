@@ -1,0 +1,94 @@
+// The heap-report model: every allocation context of a memprof profile with its symbolized
+// chain (function, file:line, inlined frames marked), its MIB, derived metrics and the
+// cold / not-cold / hot verdict clang 22 would give it with LLVM's default thresholds
+// (memprof-format.md G.2). Built from raw profiles (ours and compiler-rt's, symbolized with
+// the given binaries), YAML and indexed memprof profiles. Every report view reads this:
+// the terminal table and JSON (`profkit report`), `profkit diff`, the HTML report, the
+// pprof and DHAT exports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/bytes/expected.h"
+#include "format/memprof/raw_layout.h"
+#include "format/memprof/records.h"
+
+namespace profkit::report {
+
+// One source-level frame of an allocation context.
+struct HeapFrame {
+  std::string function;       // demangled name for people ("0x<guid>" when unknown)
+  std::string linkage_name;   // canonical linkage name (empty when unknown)
+  uint64_t guid = 0;          // memprof function GUID (records.h function_guid)
+  std::string file;           // source file as DWARF names it; empty when unknown
+  uint32_t line = 0;          // absolute line; 0 when unknown
+  uint32_t column = 0;
+  bool inlined = false;       // this frame was inlined into the next (its caller) frame
+  uint64_t pc = 0;            // the raw PC it came from (raw inputs; 0 otherwise)
+  friend bool operator==(const HeapFrame&, const HeapFrame&) = default;
+};
+
+enum class Verdict { not_cold, cold, hot };
+std::string_view verdict_name(Verdict verdict);  // "notcold", "cold", "hot" (as clang's IR)
+
+// One allocation context (one MIB after merging).
+struct HeapContext {
+  uint64_t id = 0;                 // stable across runs and inputs: hash of the frames
+                                   // (function GUID, line, column, inline flag), leaf first
+  std::vector<HeapFrame> frames;   // leaf (allocation call) first
+  memprof::MemInfoBlock mib;
+  std::vector<uint64_t> histogram; // access histogram (histogram-mode raw profiles)
+  Verdict verdict = Verdict::not_cold;
+  std::string why;                 // one line: the thresholds the verdict rests on
+
+  // Derived metrics (0 when AllocCount is 0).
+  double avg_size() const;         // TotalSize / AllocCount
+  double avg_lifetime_ms() const;  // TotalLifetime / AllocCount
+  double avg_accesses() const;     // TotalAccessCount / AllocCount
+  // Accesses per byte per second as clang compares it: TotalLifetimeAccessDensity /
+  // AllocCount / 100 (memprof-format.md G.2).
+  double lifetime_access_density() const;
+};
+
+struct HeapSummary {
+  uint64_t contexts = 0;
+  uint64_t allocations = 0;        // Σ AllocCount
+  uint64_t bytes = 0;              // Σ TotalSize
+  uint64_t accesses = 0;           // Σ TotalAccessCount
+  uint64_t cold_contexts = 0, hot_contexts = 0, not_cold_contexts = 0;
+  uint64_t cold_bytes = 0, hot_bytes = 0, not_cold_bytes = 0;
+};
+
+struct HeapProfile {
+  std::string path;                // the input, for headers and errors
+  std::string kind;                // "raw v5", "yaml", "indexed v3", ...
+  std::vector<HeapContext> contexts;
+  HeapSummary summary;
+  // What could not be symbolized (raw inputs): dropped contexts and their allocations.
+  uint64_t dropped_contexts = 0, dropped_allocations = 0;
+};
+
+struct HeapLoadOptions {
+  std::vector<std::string> binaries;        // --profiled-binary (files or directories)
+  memprof::ClassifyOptions thresholds;      // LLVM 22's defaults unless changed
+  // Called with (done, total) during long steps (symbolizing, merging); may be empty.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// Loads a raw, YAML or indexed memprof profile. Errors name the file and byte offset.
+Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadOptions& options);
+
+// Recomputes verdicts, `why` and the summary (after changing thresholds or contexts).
+void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& thresholds);
+
+enum class SortKey { bytes, count, accesses, density, lifetime };
+// Parses "bytes|count|accesses|density|lifetime".
+bool parse_sort_key(std::string_view text, SortKey& key);
+// Contexts ordered by the key, largest first; ties broken by id so output is deterministic.
+std::vector<const HeapContext*> sorted_contexts(const HeapProfile& profile, SortKey key);
+
+}  // namespace profkit::report
