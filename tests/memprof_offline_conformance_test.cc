@@ -32,8 +32,12 @@ using memprof::Frame;
 
 const char kFlags[] = "-g -O1 -fmemory-profile -fno-omit-frame-pointer";
 
+// The single-binary programs are the runtime issue's (tests/programs/runtime/); the two-file
+// shared-library pair with its pinned line numbers is this test's own.
 std::string program(const std::string& name) {
-  return source_path("tests/programs/memprof/" + name);
+  const bool own = name.starts_with("shlib");
+  return source_path(std::string(own ? "tests/programs/memprof/" : "tests/programs/runtime/") +
+                     name);
 }
 
 // Builds `output` once per process; `%o` in the command is the output path.
