@@ -41,5 +41,26 @@ TEST(Zlib, RejectsWrongSizeAndImplausibleClaims) {
   EXPECT_EQ(huge.error().offset, 7u);
 }
 
+
+TEST(Zlib, InflatesLargeStreamsInStepsAndRejectsShortOrLongOnes) {
+  std::string text;
+  for (int i = 0; i < 50000; ++i) text += "name" + std::to_string(i) + '\x01';
+  const std::string z = zlib_compress(text);
+  auto back = zlib_uncompress(as_bytes(z), text.size(), 0);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, text);
+  // Claimed smaller or larger than the stream inflates to.
+  EXPECT_FALSE(zlib_uncompress(as_bytes(z), text.size() - 1, 0));
+  EXPECT_FALSE(zlib_uncompress(as_bytes(z), text.size() + 1, 0));
+  // Truncated stream: an error at the stream's offset, not a partial result.
+  auto cut = zlib_uncompress(as_bytes(std::string_view(z).substr(0, z.size() / 2)), text.size(), 9);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().offset, 9u);
+  // Corrupt header.
+  std::string bad = z;
+  bad[0] = 0x00;
+  EXPECT_FALSE(zlib_uncompress(as_bytes(bad), text.size(), 0));
+}
+
 }  // namespace
 }  // namespace profkit
