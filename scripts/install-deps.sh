@@ -13,6 +13,8 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
+  # 32-bit producers: clang -m32 builds run under user-mode emulation (kernels may lack IA-32)
+  qemu-user libc6-dev-i386 lib32gcc-12-dev
   # report exports (issue 6): protobuf for pprof, headless Chromium and valgrind's dh_view.html
   protobuf-compiler libprotobuf-dev chromium valgrind fonts-dejavu-core
 )
