@@ -45,7 +45,7 @@ fuzz: deps
 	@cmake -S . -B build-fuzz $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DPROFKIT_FUZZ=ON \
 	  -DPROFKIT_SANITIZE=address,undefined -DPROFKIT_BENCH=OFF >/dev/null
-	@cmake --build build-fuzz -j $(JOBS)
+	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build
