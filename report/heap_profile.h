@@ -27,6 +27,7 @@ struct HeapFrame {
   std::string file;           // source file as DWARF names it; empty when unknown
   uint32_t line = 0;          // absolute line; 0 when unknown
   uint32_t column = 0;
+  uint32_t line_offset = 0;   // line - the function's DW_AT_decl_line (what memprof stores)
   bool inlined = false;       // this frame was inlined into the next (its caller) frame
   uint64_t pc = 0;            // the raw PC it came from (raw inputs; 0 otherwise)
   friend bool operator==(const HeapFrame&, const HeapFrame&) = default;
@@ -37,8 +38,9 @@ std::string_view verdict_name(Verdict verdict);  // "notcold", "cold", "hot" (as
 
 // One allocation context (one MIB after merging).
 struct HeapContext {
-  uint64_t id = 0;                 // stable across runs and inputs: hash of the frames
-                                   // (function GUID, line, column, inline flag), leaf first
+  uint64_t id = 0;                 // stable across runs and inputs: memprof's CallStackId
+                                   // (C.3) of the frames (function GUID, line offset,
+                                   // column, inline flag), leaf first; see context_id()
   std::vector<HeapFrame> frames;   // leaf (allocation call) first
   memprof::MemInfoBlock mib;
   std::vector<uint64_t> histogram; // access histogram (histogram-mode raw profiles)
@@ -77,10 +79,18 @@ struct HeapLoadOptions {
   memprof::ClassifyOptions thresholds;      // LLVM 22's defaults unless changed
   // Called with (done, total) during long steps (symbolizing, merging); may be empty.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // When set, receives the file an error is about: the profile, or a binary that could not
+  // be used (what `profkit show` prints before the offset).
+  std::string* failed_path = nullptr;
 };
 
 // Loads a raw, YAML or indexed memprof profile. Errors name the file and byte offset.
 Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadOptions& options);
+
+// The stable id of a chain of frames (memprof::call_stack_id of their GUIDs, line offsets,
+// columns and inline flags): the same source context gets the same id whatever the input
+// kind, and across rebuilds that do not move lines inside the functions on the chain.
+uint64_t context_id(const std::vector<HeapFrame>& frames);
 
 // Recomputes verdicts, `why` and the summary (after changing thresholds or contexts).
 void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& thresholds);

@@ -232,9 +232,13 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
     if (base == r) return Drop::runtime;
 
   // Innermost first: level i uses the line of the PC (i = 0) or the call site recorded on
-  // the next-inner inlined subroutine.
+  // the next-inner inlined subroutine (its DW_AT_call_file indexes the CU's file table).
   uint64_t cur_line = static_cast<uint64_t>(lineno);
   uint64_t cur_col = static_cast<uint64_t>(column);
+  const char* cur_file = file;
+  Dwarf_Files* files = nullptr;
+  size_t nfiles = 0;
+  if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = nullptr;
   const size_t n = chain.size();
   for (size_t k = n; k-- > 0;) {
     Dwarf_Die* die = &chain[k];
@@ -249,8 +253,15 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
     f.is_inline = k != 0;
     out.frames.push_back(f);
     out.names.emplace_back(canonical);
+    out.sources.push_back(memprof::SourceLocation{cur_file != nullptr ? cur_file : "",
+                                                  static_cast<uint32_t>(cur_line),
+                                                  static_cast<uint32_t>(cur_col)});
     cur_line = udata_attr(die, DW_AT_call_line);
     cur_col = udata_attr(die, DW_AT_call_column);
+    const uint64_t file_index = udata_attr(die, DW_AT_call_file);
+    cur_file = files != nullptr && file_index < nfiles
+                   ? dwarf_filesrc(files, file_index, nullptr, nullptr)
+                   : nullptr;
   }
   return Drop::none;
 }

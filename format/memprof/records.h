@@ -65,11 +65,20 @@ struct MemProfData {
   std::map<uint64_t, std::string> names;  // GUID -> canonical name, when known (raw, YAML)
 };
 
+// Where a frame's call (or allocation) is in the source, as DWARF names it.
+struct SourceLocation {
+  std::string file;   // empty when unknown
+  uint32_t line = 0;  // absolute line; 0 when unknown
+  uint32_t column = 0;
+};
+
 // The frames of one symbolized PC, innermost (most inlined) first; names[i] is the
-// canonical linkage name of frames[i].function.
+// canonical linkage name of frames[i].function and sources[i] its source location (filled
+// by symbolizers that know it, for reports; the indexed format does not store it).
 struct SymbolizedPc {
   std::vector<Frame> frames;
   std::vector<std::string> names;
+  std::vector<SourceLocation> sources;  // empty, or one per frame
 };
 
 // Returns the frames of a PC, or nullptr if the PC is dropped (D.3).

@@ -1,0 +1,291 @@
+// Rendering of the heap-report model as terminal text and JSON.
+#include "report/heap_view.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace profkit::report {
+namespace {
+
+struct Palette {
+  bool on;
+  std::string wrap(std::string_view code, std::string_view text) const {
+    if (!on) return std::string(text);
+    return "\033[" + std::string(code) + "m" + std::string(text) + "\033[0m";
+  }
+  std::string bold(std::string_view t) const { return wrap("1", t); }
+  std::string dim(std::string_view t) const { return wrap("2", t); }
+  std::string verdict(Verdict v, std::string_view t) const {
+    switch (v) {
+      case Verdict::cold: return wrap("1;34", t);
+      case Verdict::hot: return wrap("1;31", t);
+      case Verdict::not_cold: break;
+    }
+    return wrap("33", t);
+  }
+};
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// A short number for metrics: 3 significant digits below 1000, grouped integers above.
+std::string short_number(double v) {
+  if (std::fabs(v) >= 1000) return grouped(static_cast<uint64_t>(std::llround(std::fabs(v))));
+  char buf[32];
+  if (v != 0 && std::fabs(v) < 0.001)
+    std::snprintf(buf, sizeof buf, "%.2g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string seconds(double ms) {
+  const double s = ms / 1000;
+  if (s >= 1 || s == 0) return short_number(s) + " s";
+  if (ms >= 1) return short_number(ms) + " ms";
+  return short_number(ms * 1000) + " us";
+}
+
+std::string plural(uint64_t n, std::string_view noun) {
+  return grouped(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "0%";
+  return fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
+}
+
+// Cuts `text` to `width` columns, ending in "..." when cut (bytes; names are ASCII).
+std::string fit(std::string text, size_t width) {
+  if (text.size() <= width) return text;
+  if (width <= 3) return text.substr(0, width);
+  return text.substr(0, width - 3) + "...";
+}
+
+std::string location(const HeapFrame& f) {
+  if (f.file.empty() && f.line == 0)
+    return "+" + std::to_string(f.line_offset) + ":" + std::to_string(f.column);
+  std::string s = f.file.empty() ? std::string("?") : f.file;
+  s += ":" + std::to_string(f.line);
+  if (f.column != 0) s += ":" + std::to_string(f.column);
+  return s;
+}
+
+nlohmann::ordered_json frame_json(const HeapFrame& f) {
+  nlohmann::ordered_json j;
+  j["function"] = f.function;
+  j["linkage_name"] = f.linkage_name;
+  j["guid"] = hex_id(f.guid);
+  j["file"] = f.file;
+  j["line"] = f.line;
+  j["column"] = f.column;
+  j["line_offset"] = f.line_offset;
+  j["inlined"] = f.inlined;
+  if (f.pc != 0) j["pc"] = hex_id(f.pc);
+  return j;
+}
+
+}  // namespace
+
+std::string_view sort_key_name(SortKey key) {
+  switch (key) {
+    case SortKey::bytes: return "bytes";
+    case SortKey::count: return "count";
+    case SortKey::accesses: return "accesses";
+    case SortKey::density: return "density";
+    case SortKey::lifetime: return "lifetime";
+  }
+  return "bytes";
+}
+
+std::string human_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const bool negative = bytes < 0;
+  double v = std::fabs(bytes);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  std::string s = unit == 0 ? fixed(v, 0) : fixed(v, v < 10 ? 2 : 1);
+  return (negative ? "-" : "") + s + " " + kUnits[unit];
+}
+
+std::string grouped(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string hex_id(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+  return buf;
+}
+
+std::string frame_name(const HeapFrame& frame) {
+  return (frame.inlined ? "(inlined) " : "") + frame.function;
+}
+
+std::string frame_line(const HeapFrame& frame, int width, int name_column) {
+  const size_t w = static_cast<size_t>(std::max(width, 20));
+  size_t name_room = name_column > 0 ? static_cast<size_t>(name_column) : w / 2;
+  name_room = std::min(name_room, w - 10);
+  std::string name = fit(frame_name(frame), name_room);
+  name.append(name_room - name.size(), ' ');
+  const size_t loc_room = w - name_room - 2;
+  std::string loc = location(frame);
+  if (loc.size() > loc_room) {
+    // Long paths lose their leading directories first.
+    const size_t slash = frame.file.rfind('/');
+    if (slash != std::string::npos) loc = ".../" + loc.substr(slash + 1);
+    loc = fit(loc, loc_room);
+  }
+  std::string out = name + "  " + loc;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
+  const Palette c{o.color};
+  const int width = std::max(o.width, 40);
+  const HeapSummary& s = p.summary;
+  std::string out;
+  auto line = [&](const std::string& text) { out += text + "\n"; };
+  line(c.bold(fit(p.path + " (" + p.kind + ")", static_cast<size_t>(width))));
+  line("  " + plural(s.contexts, "context") + ", " + plural(s.allocations, "allocation") + ", " +
+       human_bytes(static_cast<double>(s.bytes)) + ", " + grouped(s.accesses) + " accesses");
+  if (p.dropped_contexts != 0)
+    line("  " + c.dim(plural(p.dropped_contexts, "context") + " (" +
+                      plural(p.dropped_allocations, "allocation") + ") had no symbolizable frame"));
+  const auto& t = o.thresholds;
+  line(fit("LLVM 22 hints (cold: density < " + short_number(t.lifetime_access_density_cold_threshold) +
+               " and lifetime >= " + std::to_string(t.ave_lifetime_cold_threshold_s) + " s" +
+               (t.use_hot_hints ? "; hot: density > " +
+                                      std::to_string(t.min_ave_lifetime_access_density_hot_threshold)
+                                : std::string()) +
+               "):",
+           static_cast<size_t>(width)));
+  auto verdict_row = [&](Verdict v, uint64_t contexts, uint64_t bytes) {
+    std::string name(verdict_name(v));
+    name.resize(8, ' ');
+    std::string count = grouped(contexts);
+    count.insert(0, count.size() < 8 ? 8 - count.size() : 0, ' ');
+    line("  " + c.verdict(v, name) + count + (contexts == 1 ? " context   " : " contexts  ") + human_bytes(static_cast<double>(bytes)) +
+         " (" + percent(bytes, s.bytes) + " of bytes)");
+  };
+  verdict_row(Verdict::cold, s.cold_contexts, s.cold_bytes);
+  verdict_row(Verdict::not_cold, s.not_cold_contexts, s.not_cold_bytes);
+  if (t.use_hot_hints) verdict_row(Verdict::hot, s.hot_contexts, s.hot_bytes);
+
+  const auto ranked = sorted_contexts(p, o.sort);
+  const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
+  line("");
+  line(c.bold("Top " + std::to_string(shown) + " of " + grouped(ranked.size()) +
+              " contexts by " + std::string(sort_key_name(o.sort))));
+  for (size_t i = 0; i < shown; ++i) {
+    const HeapContext& ctx = *ranked[i];
+    const auto& m = ctx.mib;
+    line("");
+    std::string head = "#" + std::to_string(i + 1) + " " +
+                       human_bytes(static_cast<double>(m.TotalSize)) + " in " +
+                       plural(m.AllocCount, "allocation");
+    const std::string verdict(verdict_name(ctx.verdict));
+    const std::string id = hex_id(ctx.id);
+    const size_t used = head.size() + verdict.size() + id.size() + 2;
+    std::string pad(used < static_cast<size_t>(width) ? static_cast<size_t>(width) - used : 1, ' ');
+    line(c.bold(head) + pad + c.dim(id) + " " + c.verdict(ctx.verdict, verdict));
+    const std::string pieces[] = {
+        "size avg " + human_bytes(ctx.avg_size()) + " (" + human_bytes(m.MinSize) + ".." +
+            human_bytes(m.MaxSize) + ")",
+        "accesses " + grouped(m.TotalAccessCount),
+        "lifetime avg " + seconds(ctx.avg_lifetime_ms()),
+        "density " + short_number(ctx.lifetime_access_density())};
+    std::string metrics = "  ";
+    for (const std::string& piece : pieces) {
+      if (metrics.size() > 2 && metrics.size() + 2 + piece.size() > static_cast<size_t>(width)) {
+        while (metrics.back() == ' ') metrics.pop_back();
+        line(metrics);
+        metrics = "  ";
+      }
+      metrics += " " + piece + " ";
+    }
+    while (metrics.back() == ' ') metrics.pop_back();
+    line(fit(metrics, static_cast<size_t>(width)));
+    line(fit("   why: " + ctx.why, static_cast<size_t>(width)));
+    // Names in one column: as wide as the longest, but leaving room for the locations.
+    size_t longest = 0;
+    for (const HeapFrame& f : ctx.frames) longest = std::max(longest, frame_name(f).size());
+    const int name_column =
+        static_cast<int>(std::min(longest, static_cast<size_t>((width - 5) * 3 / 5)));
+    for (const HeapFrame& f : ctx.frames) line("     " + frame_line(f, width - 5, name_column));
+  }
+  return out;
+}
+
+std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
+  nlohmann::ordered_json j;
+  j["profile"] = p.path;
+  j["kind"] = p.kind;
+  const auto& t = o.thresholds;
+  // Thresholds are floats in clang; print the decimal the user wrote, not its float expansion.
+  const auto decimal = [](float v) { return std::stod(short_number(v)); };
+  j["thresholds"] = {{"lifetime_access_density_cold", decimal(t.lifetime_access_density_cold_threshold)},
+                     {"ave_lifetime_cold_s", t.ave_lifetime_cold_threshold_s},
+                     {"min_ave_lifetime_access_density_hot",
+                      t.min_ave_lifetime_access_density_hot_threshold},
+                     {"use_hot_hints", t.use_hot_hints}};
+  const HeapSummary& s = p.summary;
+  j["summary"] = {{"contexts", s.contexts},
+                  {"allocations", s.allocations},
+                  {"bytes", s.bytes},
+                  {"accesses", s.accesses},
+                  {"cold_contexts", s.cold_contexts},
+                  {"cold_bytes", s.cold_bytes},
+                  {"not_cold_contexts", s.not_cold_contexts},
+                  {"not_cold_bytes", s.not_cold_bytes},
+                  {"hot_contexts", s.hot_contexts},
+                  {"hot_bytes", s.hot_bytes},
+                  {"dropped_contexts", p.dropped_contexts},
+                  {"dropped_allocations", p.dropped_allocations}};
+  j["sort"] = sort_key_name(o.sort);
+  nlohmann::ordered_json contexts = nlohmann::ordered_json::array();
+  const auto ranked = sorted_contexts(p, o.sort);
+  const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
+  for (size_t i = 0; i < shown; ++i) {
+    const HeapContext& ctx = *ranked[i];
+    nlohmann::ordered_json c;
+    c["rank"] = i + 1;
+    c["id"] = hex_id(ctx.id);
+    c["verdict"] = verdict_name(ctx.verdict);
+    c["why"] = ctx.why;
+    c["avg_size"] = ctx.avg_size();
+    c["avg_lifetime_ms"] = ctx.avg_lifetime_ms();
+    c["avg_accesses"] = ctx.avg_accesses();
+    c["lifetime_access_density"] = ctx.lifetime_access_density();
+    nlohmann::ordered_json mib;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) mib[#Name] = ctx.mib.Name;
+#include "format/memprof/mib_fields.def"
+    c["mib"] = mib;
+    if (!ctx.histogram.empty()) c["histogram"] = ctx.histogram;
+    nlohmann::ordered_json frames = nlohmann::ordered_json::array();
+    for (const HeapFrame& f : ctx.frames) frames.push_back(frame_json(f));
+    c["frames"] = frames;
+    contexts.push_back(c);
+  }
+  j["contexts"] = contexts;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace profkit::report

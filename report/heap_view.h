@@ -1,0 +1,40 @@
+// Terminal and JSON views of a heap profile (`profkit report`): a summary with what LLVM 22
+// would hint, then the top contexts ranked by a metric, each with its symbolized chain,
+// metrics and verdict. Also the small formatting helpers the diff view shares.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "report/heap_profile.h"
+
+namespace profkit::report {
+
+struct ViewOptions {
+  SortKey sort = SortKey::bytes;
+  size_t top = 10;             // contexts shown; 0 = all
+  int width = 80;              // terminal columns the text must fit
+  bool color = false;          // ANSI colours (only when the output is a terminal)
+  memprof::ClassifyOptions thresholds;  // what the verdicts were computed with (for headers)
+};
+
+std::string_view sort_key_name(SortKey key);
+
+// Human text, every line at most `width` columns (colour escapes not counted).
+std::string render_report_text(const HeapProfile& profile, const ViewOptions& options);
+// The same data as JSON (one object, pretty-printed, ends with a newline).
+std::string render_report_json(const HeapProfile& profile, const ViewOptions& options);
+
+// "1.5 MiB", "980 B".
+std::string human_bytes(double bytes);
+// "1,234,567".
+std::string grouped(uint64_t value);
+std::string hex_id(uint64_t id);
+// "(inlined) " + function for inlined frames, else the function.
+std::string frame_name(const HeapFrame& frame);
+// One frame as "function  file:line:column" in `width` columns, the function padded or cut
+// to `name_column` (0: half the width); long paths keep their last component.
+std::string frame_line(const HeapFrame& frame, int width, int name_column = 0);
+
+}  // namespace profkit::report

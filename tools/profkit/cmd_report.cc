@@ -1,0 +1,65 @@
+// `profkit report PROFILE`: what a heap profile says, for people (terminal) and tools
+// (--json). Options are parsed into ReportCommand; the views live in report/.
+// Output options other than the terminal/JSON ones (HTML, pprof, DHAT) are added to
+// ReportCommand and handled in run_report after the profile is loaded.
+#include <memory>
+#include <string>
+
+#include "report/heap_profile.h"
+#include "report/heap_view.h"
+#include "tools/profkit/command.h"
+#include "tools/profkit/heap_cli.h"
+#include "tools/profkit/memprof_cli.h"
+
+namespace profkit::cli {
+namespace {
+
+struct ReportCommand {
+  std::string input;
+  HeapCliOptions heap;
+  std::string sort = "bytes";
+  size_t top = 10;
+  bool json = false;
+  std::string output;  // -o: the terminal/JSON text goes here instead of stdout
+};
+
+int run_report(ReportCommand& cmd) {
+  report::ViewOptions view;
+  if (!report::parse_sort_key(cmd.sort, view.sort)) {
+    report_error("report: --sort must be bytes, count, accesses, density or lifetime");
+    return 1;
+  }
+  view.top = cmd.top;
+  view.thresholds = cmd.heap.thresholds;
+  const bool to_stdout = cmd.output.empty() || cmd.output == "-";
+  if (!resolve_color(cmd.heap, view.color)) return 1;
+  if (!to_stdout && cmd.heap.color != "always") view.color = false;
+  view.width = output_width(cmd.heap.width);
+
+  report::HeapProfile profile;
+  if (!load_heap(cmd.input, cmd.heap, profile)) return 1;
+  const std::string text = cmd.json ? report::render_report_json(profile, view)
+                                    : report::render_report_text(profile, view);
+  return write_output(cmd.output, text);
+}
+
+void add_report_command(CLI::App& app, int& exit_status) {
+  auto cmd = std::make_shared<ReportCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "Heap report of a memprof profile (raw, YAML or indexed): summary, top "
+                "allocation contexts, LLVM 22's cold/hot verdicts");
+  sub->add_option("PROFILE", cmd->input, "Raw (.memprofraw), YAML or indexed memprof profile")
+      ->required();
+  add_heap_options(sub, cmd->heap);
+  sub->add_option("--sort", cmd->sort, "Rank by bytes, count, accesses, density or lifetime")
+      ->check(CLI::IsMember({"bytes", "count", "accesses", "density", "lifetime"}));
+  sub->add_option("--top", cmd->top, "Contexts shown (0: all; default 10)");
+  sub->add_flag("--json", cmd->json, "The same data as JSON");
+  sub->add_option("-o,--output", cmd->output, "Write the report here (default: standard output)");
+  sub->callback([cmd, &exit_status] { exit_status = run_report(*cmd); });
+}
+
+CommandRegistration reg(40, &add_report_command);
+
+}  // namespace
+}  // namespace profkit::cli
