@@ -15,8 +15,10 @@ packages=(
   hyperfine time b3sum python3 xxd
   # 32-bit producers: clang -m32 builds run under user-mode emulation (kernels may lack IA-32)
   qemu-user libc6-dev-i386 lib32gcc-12-dev
-  # report exports (issue 6): protobuf for pprof, headless Chromium and valgrind's dh_view.html
-  protobuf-compiler libprotobuf-dev chromium valgrind fonts-dejavu-core
+  # report exports (issue 6): protobuf and pprof's profile.proto for pprof, the real pprof
+  # (Go's tool) to read ours, headless Chromium driven by selenium, valgrind for dh_view.html
+  protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev golang-1.19-go
+  chromium chromium-driver python3-selenium valgrind fonts-dejavu-core
 )
 
 missing=()

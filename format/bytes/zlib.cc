@@ -68,4 +68,23 @@ std::string zlib_compress(std::string_view data) {
   return out;
 }
 
+std::string gzip_compress(std::string_view data) {
+  if (data.size() > std::numeric_limits<uInt>::max()) return {};  // one deflate call below
+  z_stream z{};
+  // windowBits 15 + 16 selects the gzip wrapper; zlib writes a header with mtime 0.
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK)
+    return {};
+  std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);  // the bound guarantees one call suffices
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) return {};
+  return out;
+}
+
 }  // namespace profkit

@@ -15,4 +15,8 @@ Expected<std::string> zlib_uncompress(Bytes stream, uint64_t expected_size, uint
 // Deflates at best compression (level 9), which is what LLVM writes.
 std::string zlib_compress(std::string_view data);
 
+// A gzip member (RFC 1952) at default compression, modification time 0 so the same data
+// always gives the same bytes. What pprof expects of a `.pb.gz` profile.
+std::string gzip_compress(std::string_view data);
+
 }  // namespace profkit

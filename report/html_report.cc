@@ -1,0 +1,122 @@
+// Heap profile -> one self-contained HTML page: the template (html_report_page.inc) with the
+// profile embedded as JSON.
+#include "report/html_report.h"
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <tuple>
+
+namespace profkit::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kPage =
+#include "report/html_report_page.inc"
+    ;
+
+std::string hex(uint64_t value) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+
+}  // namespace
+
+std::string html_report_data(const HeapProfile& profile) {
+  Json frames = Json::array();
+  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, bool>, size_t> frame_index;
+  Json contexts = Json::array();
+  for (const HeapContext& context : profile.contexts) {
+    Json chain = Json::array();
+    for (const HeapFrame& f : context.frames) {
+      auto key = std::make_tuple(f.function, f.file, f.line, f.column, f.inlined);
+      auto [it, inserted] = frame_index.try_emplace(key, frames.size());
+      if (inserted)
+        frames.push_back({{"function", f.function.empty() ? std::string("???") : f.function},
+                          {"file", f.file},
+                          {"line", f.line},
+                          {"column", f.column},
+                          {"inlined", f.inlined}});
+      chain.push_back(it->second);
+    }
+    const memprof::MemInfoBlock& mib = context.mib;
+    contexts.push_back({{"id", hex(context.id)},
+                        {"frames", std::move(chain)},
+                        {"count", mib.AllocCount},
+                        {"bytes", mib.TotalSize},
+                        {"accesses", mib.TotalAccessCount},
+                        {"lifetime_ms", mib.TotalLifetime},
+                        {"min_size", mib.MinSize},
+                        {"max_size", mib.MaxSize},
+                        {"avg_size", context.avg_size()},
+                        {"avg_lifetime_ms", context.avg_lifetime_ms()},
+                        {"density", context.lifetime_access_density()},
+                        {"verdict", verdict_name(context.verdict)},
+                        {"why", context.why}});
+  }
+  const HeapSummary& s = profile.summary;
+  Json data = {{"path", profile.path},
+               {"kind", profile.kind},
+               {"summary",
+                {{"contexts", s.contexts},
+                 {"allocations", s.allocations},
+                 {"bytes", s.bytes},
+                 {"accesses", s.accesses},
+                 {"cold_contexts", s.cold_contexts},
+                 {"hot_contexts", s.hot_contexts},
+                 {"not_cold_contexts", s.not_cold_contexts},
+                 {"cold_bytes", s.cold_bytes},
+                 {"hot_bytes", s.hot_bytes},
+                 {"not_cold_bytes", s.not_cold_bytes}}},
+               {"dropped_contexts", profile.dropped_contexts},
+               {"dropped_allocations", profile.dropped_allocations},
+               {"frames", std::move(frames)},
+               {"contexts", std::move(contexts)}};
+  // Names come from binaries we do not control: replace invalid UTF-8 rather than throw.
+  std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // '<' only occurs inside JSON strings, where \u003c means the same; this keeps
+  // "</script" and "<!--" out of the <script> element.
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string html_report(const HeapProfile& profile) {
+  // Both placeholders are found in the template, so text substituted for one is never
+  // searched for the other. The title comes first in the page.
+  constexpr std::string_view kTitle = "@TITLE@", kData = "@DATA@";
+  const size_t title_at = kPage.find(kTitle), data_at = kPage.find(kData);
+  std::string page(kPage.substr(0, title_at));
+  page += html_escape("profkit heap report: " + profile.path);
+  page += kPage.substr(title_at + kTitle.size(), data_at - title_at - kTitle.size());
+  page += html_report_data(profile);
+  page += kPage.substr(data_at + kData.size());
+  return page;
+}
+
+}  // namespace profkit::report
