@@ -5,8 +5,11 @@
 #include <memory>
 #include <string>
 
+#include "report/dhat_export.h"
 #include "report/heap_profile.h"
 #include "report/heap_view.h"
+#include "report/html_report.h"
+#include "report/pprof_export.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/heap_cli.h"
 #include "tools/profkit/memprof_cli.h"
@@ -21,6 +24,7 @@ struct ReportCommand {
   size_t top = 10;
   bool json = false;
   std::string output;  // -o: the terminal/JSON text goes here instead of stdout
+  std::string html, pprof, dhat;  // exports (docs/report-exports.md); empty: not written
 };
 
 int run_report(ReportCommand& cmd) {
@@ -38,9 +42,18 @@ int run_report(ReportCommand& cmd) {
 
   report::HeapProfile profile;
   if (!load_heap(cmd.input, cmd.heap, profile)) return 1;
-  const std::string text = cmd.json ? report::render_report_json(profile, view)
-                                    : report::render_report_text(profile, view);
-  return write_output(cmd.output, text);
+  int status = 0;
+  // An export sent to standard output replaces the text there.
+  const bool export_on_stdout = cmd.html == "-" || cmd.pprof == "-" || cmd.dhat == "-";
+  if (!(to_stdout && export_on_stdout)) {
+    const std::string text = cmd.json ? report::render_report_json(profile, view)
+                                      : report::render_report_text(profile, view);
+    status |= write_output(cmd.output, text);
+  }
+  if (!cmd.html.empty()) status |= write_output(cmd.html, report::html_report(profile));
+  if (!cmd.pprof.empty()) status |= write_output(cmd.pprof, report::pprof_profile_gz(profile));
+  if (!cmd.dhat.empty()) status |= write_output(cmd.dhat, report::dhat_json(profile));
+  return status;
 }
 
 void add_report_command(CLI::App& app, int& exit_status) {
@@ -56,6 +69,9 @@ void add_report_command(CLI::App& app, int& exit_status) {
   sub->add_option("--top", cmd->top, "Contexts shown (0: all; default 10)");
   sub->add_flag("--json", cmd->json, "The same data as JSON");
   sub->add_option("-o,--output", cmd->output, "Write the report here (default: standard output)");
+  sub->add_option("--html", cmd->html, "Also write a self-contained HTML report (table, icicle)");
+  sub->add_option("--pprof", cmd->pprof, "Also write pprof's profile.proto, gzipped (.pb.gz)");
+  sub->add_option("--dhat", cmd->dhat, "Also write DHAT's JSON, for valgrind's dh_view.html");
   sub->callback([cmd, &exit_status] { exit_status = run_report(*cmd); });
 }
 
