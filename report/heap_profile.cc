@@ -287,6 +287,12 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
         PROFKIT_TRY_ASSIGN(memprof::IndexedMemProf idx, memprof::read_indexed_memprof(bytes));
         data = std::move(idx.data);
         profile.kind = "indexed v" + std::to_string(idx.version);
+        auto stored = [&idx](uint64_t tag) {
+          return std::find(idx.schema.begin(), idx.schema.end(), tag) != idx.schema.end();
+        };
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+  if (!stored(Tag)) profile.absent_fields.push_back(#Name);
+#include "format/memprof/mib_fields.def"
       }
       symbolize::FunctionTable functions;
       if (!options.binaries.empty()) {

@@ -70,6 +70,9 @@ struct HeapProfile {
   std::string kind;                // "raw v5", "yaml", "indexed v3", ...
   std::vector<HeapContext> contexts;
   HeapSummary summary;
+  // MIB fields the input does not store (indexed profiles keep only their schema's
+  // fields; the others read as 0), by their LLVM names.
+  std::vector<std::string> absent_fields;
   // What could not be symbolized (raw inputs): dropped contexts and their allocations.
   uint64_t dropped_contexts = 0, dropped_allocations = 0;
 };

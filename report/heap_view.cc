@@ -169,6 +169,12 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
   if (p.dropped_contexts != 0)
     line("  " + c.dim(plural(p.dropped_contexts, "context") + " (" +
                       plural(p.dropped_allocations, "allocation") + ") had no symbolizable frame"));
+  if (!p.absent_fields.empty()) {
+    std::string names;
+    for (const std::string& f : p.absent_fields) names += (names.empty() ? "" : ", ") + f;
+    line(fit("  " + c.dim("not stored in this profile (shown as 0): " + names),
+             static_cast<size_t>(width) + (o.color ? 8 : 0)));
+  }
   const auto& t = o.thresholds;
   line(fit("LLVM 22 hints (cold: density < " + short_number(t.lifetime_access_density_cold_threshold) +
                " and lifetime >= " + std::to_string(t.ave_lifetime_cold_threshold_s) + " s" +
@@ -259,6 +265,7 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
                   {"hot_bytes", s.hot_bytes},
                   {"dropped_contexts", p.dropped_contexts},
                   {"dropped_allocations", p.dropped_allocations}};
+  j["absent_fields"] = p.absent_fields;
   j["sort"] = sort_key_name(o.sort);
   nlohmann::ordered_json contexts = nlohmann::ordered_json::array();
   const auto ranked = sorted_contexts(p, o.sort);

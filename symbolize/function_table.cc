@@ -38,9 +38,21 @@ void add_function(FunctionTable& table, std::string_view raw_name, const char* f
   }
 }
 
+// DW_AT_decl_file through the CU's file table (dwarf_decl_file gives up on some DWARF 5
+// units, whose file index 0 is valid).
+const char* decl_file(Dwarf_Die* die, Dwarf_Files* files, size_t nfiles) {
+  Dwarf_Attribute attr;
+  Dwarf_Word index = 0;
+  if (files == nullptr || dwarf_attr_integrate(die, DW_AT_decl_file, &attr) == nullptr ||
+      dwarf_formudata(&attr, &index) != 0 || index >= nfiles)
+    return nullptr;
+  return dwarf_filesrc(files, index, nullptr, nullptr);
+}
+
 // Every subprogram in the DIE tree under `parent` (classes, namespaces and function bodies
 // hold nested ones). Depth-limited: the input may be hostile.
-void walk_dies(Dwarf_Die* parent, FunctionTable& table, int depth) {
+void walk_dies(Dwarf_Die* parent, FunctionTable& table, int depth, Dwarf_Files* files,
+               size_t nfiles) {
   if (depth > 64) return;
   Dwarf_Die child;
   if (dwarf_child(parent, &child) != 0) return;
@@ -50,10 +62,10 @@ void walk_dies(Dwarf_Die* parent, FunctionTable& table, int depth) {
       if (name != nullptr) {
         int line = 0;
         if (dwarf_decl_line(&child, &line) != 0) line = 0;
-        add_function(table, name, line > 0 ? dwarf_decl_file(&child) : nullptr, line);
+        add_function(table, name, line > 0 ? decl_file(&child, files, nfiles) : nullptr, line);
       }
     }
-    if (dwarf_haschildren(&child) > 0) walk_dies(&child, table, depth + 1);
+    if (dwarf_haschildren(&child) > 0) walk_dies(&child, table, depth + 1, files, nfiles);
   } while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -91,7 +103,12 @@ bool add_file(const std::string& path, FunctionTable& table) {
     size_t header_size = 0;
     while (dwarf_nextcu(dwarf, off, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
       Dwarf_Die cu;
-      if (dwarf_offdie(dwarf, off + header_size, &cu) != nullptr) walk_dies(&cu, table, 0);
+      if (dwarf_offdie(dwarf, off + header_size, &cu) != nullptr) {
+        Dwarf_Files* files = nullptr;
+        size_t nfiles = 0;
+        if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = nullptr;
+        walk_dies(&cu, table, 0, files, nfiles);
+      }
       off = next;
     }
     dwarf_end(dwarf);
