@@ -6,7 +6,7 @@
 #   3. profkit report: summary, top allocation sites, and the cold/hot hints clang 22 would
 #      give (lifetime threshold 0 s: the demo runs for a fraction of a second, not 200 s)
 #   4. rebuild with -DBIG_ARCHIVE (one site allocates more), rerun, profkit diff the two
-#   5. the HTML report, when this profkit has `report --html`
+#   5. the HTML report (and JSON), when this profkit has `report --html`
 # Everything is written under build/demo/. Each command is printed before it runs.
 # Environment: PROFKIT (default build/bin/profkit), DEMO_DIR (default build/demo), CXX.
 set -euo pipefail
@@ -56,9 +56,9 @@ run "$PROFKIT" diff wordcache.memprofraw wordcache-big.memprofraw --profiled-bin
   --profiled-binary wordcache-big --top=3
 
 if "$PROFKIT" report --help 2>/dev/null | grep -q -- '--html'; then
-  echo "== 5. HTML report"
+  echo "== 5. HTML report (and the same data as JSON)"
   run "$PROFKIT" report wordcache.memprofraw --profiled-binary wordcache \
-    --ave-lifetime-cold-threshold=0 --html wordcache.html
+    --ave-lifetime-cold-threshold=0 --html wordcache.html --json --top=0 -o wordcache.json
   echo "open $DEMO_DIR/wordcache.html in a browser"
 fi
 echo "demo: done; files are in $DEMO_DIR"
