@@ -24,7 +24,8 @@ uint64_t ms_to_us(uint64_t ms) {
 }
 
 // DHAT's frame text: "0xADDR: function (file:line)"; we add the column when known and mark
-// frames inlined into their caller, which DHAT's own output does not distinguish.
+// frames inlined into their caller, which DHAT's own output does not distinguish. Without a
+// file, the line offset in the function keeps different call sites apart.
 std::string frame_text(const HeapFrame& frame) {
   std::string s;
   if (frame.pc != 0) {
@@ -34,7 +35,11 @@ std::string frame_text(const HeapFrame& frame) {
   }
   s += frame.function.empty() ? std::string("???") : frame.function;
   if (frame.file.empty()) {
-    s += " (in unknown file)";
+    // Indexed and YAML inputs without a binary know only the line's offset in its function.
+    s += " (in unknown file";
+    if (frame.line == 0 && (frame.line_offset != 0 || frame.column != 0))
+      s += ", line +" + std::to_string(frame.line_offset) + ":" + std::to_string(frame.column);
+    s += ")";
   } else {
     s += " (" + frame.file;
     if (frame.line != 0) s += ":" + std::to_string(frame.line);
@@ -75,7 +80,11 @@ std::string dhat_json(const HeapProfile& profile) {
     p.blocks += mib.AllocCount;
     p.lifetimes_us += ms_to_us(mib.TotalLifetime);
     p.max_block_bytes = std::max<uint64_t>(p.max_block_bytes, mib.MaxSize);
-    end_us = std::max({end_us, ms_to_us(mib.DeallocTimestamp), ms_to_us(mib.MaxLifetime)});
+    // Indexed profiles keep no timestamps (nor MaxLifetime in LLVM's default schema): then
+    // the longest average lifetime is the best lower bound on the program's duration.
+    const uint64_t avg_lifetime_ms = mib.AllocCount != 0 ? mib.TotalLifetime / mib.AllocCount : 0;
+    end_us = std::max({end_us, ms_to_us(mib.DeallocTimestamp), ms_to_us(mib.MaxLifetime),
+                       ms_to_us(avg_lifetime_ms)});
   }
 
   Json out;

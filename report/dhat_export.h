@@ -14,7 +14,8 @@ namespace profkit::report {
 //   tl (lifetimes) = TotalLifetime in microseconds (tu "µs", Mtu "s": rates are per second),
 //   mb / mbk (the PP's peak) = MaxSize in 1 block: the largest block, a lower bound,
 //   gb, gbk, eb, ebk (bytes and blocks live at the global peak and at exit) = 0: unknown;
-//   te (program end) = the latest deallocation timestamp, tg (global peak) = 0,
+//   te (program end) = the latest deallocation timestamp, or without timestamps (indexed
+//     inputs) the longest lifetime, a lower bound; tg (global peak) = 0,
 //   tuth (the "short-lived" threshold) = 1 ms, memprof's timestamp resolution.
 // Accesses are not exported (bkacc false): memprof counts reads and writes together, per
 // 64-byte granule, and DHAT wants bytes read and bytes written apart.

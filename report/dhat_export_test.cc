@@ -59,6 +59,25 @@ TEST(DhatExport, FramesWithoutAddressOrFileStillPrint) {
   const json d = json::parse(dhat_json(p));
   EXPECT_EQ(d["ftbl"][1], "f (in unknown file)");
   EXPECT_EQ(d["te"], 1);  // never zero: the viewer divides by it
+  // No timestamps (indexed): the longest average lifetime bounds the duration from below.
+  p.contexts[0].mib.AllocCount = 4;
+  p.contexts[0].mib.TotalLifetime = 100;
+  EXPECT_EQ(json::parse(dhat_json(p))["te"], 25'000);
+}
+
+// Indexed profiles read without a binary: no file, no absolute line, only the offset in the
+// function. Two call sites in one function must stay two program points.
+TEST(DhatExport, LineOffsetsKeepCallSitesApartWithoutAFile) {
+  HeapProfile p;
+  for (uint32_t offset : {3u, 9u}) {
+    HeapFrame f = testing::frame("0xdb956436e78dd5fa", "", "", 0, 5, false, 0);
+    f.line_offset = offset;
+    p.contexts.push_back(testing::context(offset, {f}, 1, 8, 0, 0, Verdict::not_cold));
+  }
+  const json d = json::parse(dhat_json(p));
+  ASSERT_EQ(d["pps"].size(), 2u);
+  EXPECT_EQ(d["ftbl"][1], "0xdb956436e78dd5fa (in unknown file, line +3:5)");
+  EXPECT_EQ(d["ftbl"][2], "0xdb956436e78dd5fa (in unknown file, line +9:5)");
 }
 
 // valgrind's viewer loads the file (through its file <input>, as a person would) and shows

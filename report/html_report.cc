@@ -43,18 +43,20 @@ std::string html_escape(std::string_view text) {
 
 std::string html_report_data(const HeapProfile& profile) {
   Json frames = Json::array();
-  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, bool>, size_t> frame_index;
+  std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, bool>, size_t>
+      frame_index;
   Json contexts = Json::array();
   for (const HeapContext& context : profile.contexts) {
     Json chain = Json::array();
     for (const HeapFrame& f : context.frames) {
-      auto key = std::make_tuple(f.function, f.file, f.line, f.column, f.inlined);
+      auto key = std::make_tuple(f.function, f.file, f.line, f.column, f.line_offset, f.inlined);
       auto [it, inserted] = frame_index.try_emplace(key, frames.size());
       if (inserted)
         frames.push_back({{"function", f.function.empty() ? std::string("???") : f.function},
                           {"file", f.file},
                           {"line", f.line},
                           {"column", f.column},
+                          {"line_offset", f.line_offset},
                           {"inlined", f.inlined}});
       chain.push_back(it->second);
     }
