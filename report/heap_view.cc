@@ -163,17 +163,29 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
   const HeapSummary& s = p.summary;
   std::string out;
   auto line = [&](const std::string& text) { out += text + "\n"; };
+  // A plain line cut to the width, then `segment` (if still whole) shown as `colored`.
+  auto colored_line = [&](const std::string& plain, const std::string& segment,
+                          const std::string& colored) {
+    std::string fitted = fit(plain, static_cast<size_t>(width));
+    if (const size_t at = fitted.find(segment); !segment.empty() && at != std::string::npos)
+      fitted.replace(at, segment.size(), colored);
+    line(fitted);
+  };
   line(c.bold(fit(p.path + " (" + p.kind + ")", static_cast<size_t>(width))));
-  line("  " + plural(s.contexts, "context") + ", " + plural(s.allocations, "allocation") + ", " +
-       human_bytes(static_cast<double>(s.bytes)) + ", " + grouped(s.accesses) + " accesses");
+  line(fit("  " + plural(s.contexts, "context") + ", " + plural(s.allocations, "allocation") +
+               ", " + human_bytes(static_cast<double>(s.bytes)) + ", " + grouped(s.accesses) +
+               " accesses",
+           static_cast<size_t>(width)));
   if (p.dropped_contexts != 0)
-    line("  " + c.dim(plural(p.dropped_contexts, "context") + " (" +
-                      plural(p.dropped_allocations, "allocation") + ") had no symbolizable frame"));
+    line("  " + c.dim(fit(plural(p.dropped_contexts, "context") + " (" +
+                              plural(p.dropped_allocations, "allocation") +
+                              ") had no symbolizable frame",
+                          static_cast<size_t>(width) - 2)));
   if (!p.absent_fields.empty()) {
     std::string names;
     for (const std::string& f : p.absent_fields) names += (names.empty() ? "" : ", ") + f;
-    line(fit("  " + c.dim("not stored in this profile (shown as 0): " + names),
-             static_cast<size_t>(width) + (o.color ? 8 : 0)));
+    line("  " + c.dim(fit("not stored in this profile (shown as 0): " + names,
+                          static_cast<size_t>(width) - 2)));
   }
   const auto& t = o.thresholds;
   line(fit("LLVM 22 hints (cold: density < " + short_number(t.lifetime_access_density_cold_threshold) +
@@ -188,8 +200,10 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     name.resize(8, ' ');
     std::string count = grouped(contexts);
     count.insert(0, count.size() < 8 ? 8 - count.size() : 0, ' ');
-    line("  " + c.verdict(v, name) + count + (contexts == 1 ? " context   " : " contexts  ") + human_bytes(static_cast<double>(bytes)) +
-         " (" + percent(bytes, s.bytes) + " of bytes)");
+    colored_line("  " + name + count + (contexts == 1 ? " context   " : " contexts  ") +
+                     human_bytes(static_cast<double>(bytes)) + " (" + percent(bytes, s.bytes) +
+                     " of bytes)",
+                 name, c.verdict(v, name));
   };
   verdict_row(Verdict::cold, s.cold_contexts, s.cold_bytes);
   verdict_row(Verdict::not_cold, s.not_cold_contexts, s.not_cold_bytes);
@@ -210,8 +224,12 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     const std::string verdict(verdict_name(ctx.verdict));
     const std::string id = hex_id(ctx.id);
     const size_t used = head.size() + verdict.size() + id.size() + 2;
-    std::string pad(used < static_cast<size_t>(width) ? static_cast<size_t>(width) - used : 1, ' ');
-    line(c.bold(head) + pad + c.dim(id) + " " + c.verdict(ctx.verdict, verdict));
+    if (used <= static_cast<size_t>(width)) {
+      const std::string pad(static_cast<size_t>(width) - used + 1, ' ');
+      line(c.bold(head) + pad + c.dim(id) + " " + c.verdict(ctx.verdict, verdict));
+    } else {  // narrow: the id goes (it is in --json), the verdict stays
+      colored_line(head + " " + verdict, verdict, c.verdict(ctx.verdict, verdict));
+    }
     const std::string pieces[] = {
         "size avg " + human_bytes(ctx.avg_size()) + " (" + human_bytes(m.MinSize) + ".." +
             human_bytes(m.MaxSize) + ")",

@@ -1,0 +1,102 @@
+// The terminal and JSON views: lines fit the width, colour only when asked, the JSON
+// carries the same contexts in the same order as the text.
+#include "report/heap_view.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace profkit::report {
+namespace {
+
+HeapFrame frame(std::string function, std::string file, uint32_t line, bool inlined) {
+  HeapFrame f;
+  f.function = std::move(function);
+  f.guid = memprof::function_guid(f.function);
+  f.file = std::move(file);
+  f.line = line;
+  f.column = 3;
+  f.inlined = inlined;
+  return f;
+}
+
+HeapProfile sample() {
+  HeapProfile p;
+  p.path = "/a/rather/long/directory/name/that/goes/on/and/on/profile.memprofraw";
+  p.kind = "raw v5";
+  for (int i = 0; i < 3; ++i) {
+    HeapContext c;
+    c.frames.push_back(frame("std::vector<std::pair<std::string, std::string>>::"
+                             "_M_realloc_insert<std::pair<std::string, std::string>>",
+                             "/usr/include/c++/12/bits/vector.tcc", 453, true));
+    c.frames.push_back(frame("main", "/src/app/main.cc", static_cast<uint32_t>(10 + i), false));
+    c.frames[1].line_offset = static_cast<uint32_t>(i);
+    c.mib.AllocCount = 10 * (i + 1);
+    c.mib.TotalSize = 1000u * (3 - i);
+    c.mib.TotalLifetime = 5;
+    c.id = context_id(c.frames);
+    p.contexts.push_back(c);
+  }
+  classify_contexts(p, {});
+  return p;
+}
+
+TEST(HeapView, EveryLineFitsTheWidth) {
+  const HeapProfile p = sample();
+  for (int width : {40, 60, 80, 132}) {
+    ViewOptions o;
+    o.width = width;
+    std::istringstream in(render_report_text(p, o));
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      EXPECT_LE(line.size(), static_cast<size_t>(width)) << width << ": " << line;
+      ++lines;
+    }
+    EXPECT_GT(lines, 10);
+  }
+}
+
+TEST(HeapView, ColourOnlyWhenAsked) {
+  const HeapProfile p = sample();
+  ViewOptions o;
+  EXPECT_EQ(render_report_text(p, o).find('\033'), std::string::npos);
+  o.color = true;
+  EXPECT_NE(render_report_text(p, o).find('\033'), std::string::npos);
+}
+
+TEST(HeapView, InlinedFramesAreMarkedAndSourceShown) {
+  ViewOptions o;
+  o.width = 100;
+  const std::string text = render_report_text(sample(), o);
+  EXPECT_NE(text.find("(inlined) std::vector"), std::string::npos) << text;
+  EXPECT_NE(text.find("/src/app/main.cc:10:3"), std::string::npos) << text;
+}
+
+TEST(HeapView, JsonHasTheTextsContextsInOrder) {
+  const HeapProfile p = sample();
+  ViewOptions o;
+  o.sort = SortKey::count;
+  o.top = 2;
+  const auto j = nlohmann::json::parse(render_report_json(p, o));
+  ASSERT_EQ(j["contexts"].size(), 2u);
+  EXPECT_EQ(j["contexts"][0]["mib"]["AllocCount"], 30);
+  EXPECT_EQ(j["contexts"][1]["mib"]["AllocCount"], 20);
+  EXPECT_EQ(j["contexts"][0]["id"], hex_id(sorted_contexts(p, SortKey::count)[0]->id));
+  EXPECT_EQ(j["summary"]["allocations"], 60);
+  EXPECT_EQ(j["thresholds"]["lifetime_access_density_cold"], 0.05);
+  EXPECT_TRUE(j["contexts"][0]["frames"][0]["inlined"].get<bool>());
+}
+
+TEST(HeapView, Formatting) {
+  EXPECT_EQ(human_bytes(512), "512 B");
+  EXPECT_EQ(human_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(human_bytes(-2048), "-2.00 KiB");
+  EXPECT_EQ(grouped(1234567), "1,234,567");
+  EXPECT_EQ(grouped(12), "12");
+  EXPECT_EQ(hex_id(0xab), "0x00000000000000ab");
+}
+
+}  // namespace
+}  // namespace profkit::report
