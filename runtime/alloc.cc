@@ -133,6 +133,8 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   if (g.instrumented || g.histogram) clear_shadow(user, header->size);
   state->lock.lock();
   uint32_t slot;
+  if (state->free_slot == 0 && state->remote_free.load(std::memory_order_relaxed) != 0)
+    state->free_slot = state->remote_free.exchange(0, std::memory_order_acquire);
   if (state->free_slot != 0) {
     slot = state->free_slot - 1;
     state->free_slot = static_cast<uint32_t>(state->slots[slot] >> 1);
@@ -145,7 +147,6 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   }
   header->slot = slot;
   state->slots[slot] = reinterpret_cast<uintptr_t>(header);
-  ++state->live_count;
   ++state->allocs;
   state->lock.unlock();
 }
@@ -181,19 +182,26 @@ PROFKIT_RT_NOINLINE void untrack(ChunkHeader* header, uintptr_t user) {
   const uint32_t cpu = current_cpu();
   ThreadState* owner = thread_state_at(header->owner);
   ThreadState* self = g.tracking.load(std::memory_order_relaxed) ? current_thread_state() : nullptr;
-  owner->lock.lock();
-  owner->slots[header->slot] = (uintptr_t{owner->free_slot} << 1) | 1;
-  owner->free_slot = header->slot + 1;
-  --owner->live_count;
+  const uint32_t slot = header->slot;
   if (self == owner) {
+    owner->lock.lock();
+    owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
+    owner->free_slot = slot + 1;
     record_block(&self->mibs, header, user, ts, cpu);
     ++self->frees;
     owner->lock.unlock();
     return;
   }
-  owner->lock.unlock();
+  // A cross-thread free never takes the owner's lock. It holds its own lock while the
+  // slot is released and the block recorded, so a dump (which holds every thread's lock)
+  // sees the block either live or freed, never both.
+  if (self != nullptr) self->lock.lock();
+  uint32_t head = owner->remote_free.load(std::memory_order_relaxed);
+  do {
+    owner->slots[slot] = (uintptr_t{head} << 1) | 1;
+  } while (!owner->remote_free.compare_exchange_weak(head, slot + 1, std::memory_order_release,
+                                                     std::memory_order_relaxed));
   if (self == nullptr) return;
-  self->lock.lock();
   record_block(&self->mibs, header, user, ts, cpu);
   ++self->frees;
   self->lock.unlock();

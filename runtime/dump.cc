@@ -316,7 +316,7 @@ void write_text(const MibTable& table) {
   Sink out;
   if (!open_target(&target_file, &out)) return;
   if (!terse) out.str("Recorded MIBs (incl. live on exit):\n");
-  for (uint32_t i = 0; i < table.capacity; ++i) {
+  for (uint32_t i = 0; i < table.size; ++i) {
     const MibEntry& e = table.entries[i];
     if (e.context_id == 0) continue;
     const MemInfoBlock& m = e.mib;
@@ -382,7 +382,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   };
   uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
   for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+    for (uint32_t i = 0; i < tables[t]->size; ++i) {
       const MibEntry& e = tables[t]->entries[i];
       uint32_t n = 0;
       if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
@@ -421,7 +421,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   out.pad8();
   out.u64(mib_count);
   for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+    for (uint32_t i = 0; i < tables[t]->size; ++i) {
       const MibEntry& e = tables[t]->entries[i];
       uint32_t n = 0;
       if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
@@ -438,7 +438,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   out.u64(stack_count);
   for (uint64_t w = 0; w < bitmap_bytes / 8; ++w) seen[w] = 0;
   for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->capacity; ++i) {
+    for (uint32_t i = 0; i < tables[t]->size; ++i) {
       const MibEntry& e = tables[t]->entries[i];
       uint32_t n = 0;
       const uintptr_t* pcs = e.context_id ? depot_stack(e.context_id, &n) : nullptr;
@@ -484,7 +484,7 @@ int dump_profile(bool at_exit) {
   if (text) {
     for (uint32_t t = 0; t <= threads; ++t) {
       const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;
-      for (uint32_t i = 0; i < source.capacity; ++i)
+      for (uint32_t i = 0; i < source.size; ++i)
         if (source.entries[i].context_id != 0)
           merge_aggregate(&merged, source.entries[i].context_id, source.entries[i].mib);
     }
@@ -564,8 +564,8 @@ void __memprof_print_accumulated_stats(void) {
     ThreadState* state = thread_state_at(t);
     allocs += state->allocs;
     frees += state->frees;
-    live += state->live_count;
   }
+  live = allocs > frees ? allocs - frees : 0;  // each block counts at its allocating and its freeing thread
   LineWriter().str("profkit-memprof: ").num(allocs).str(" tracked allocations, ").num(frees)
       .str(" frees, ").num(live).str(" live, ").num(depot_size() - 1).str(" stacks, ")
       .num(threads).str(" thread states").flush_to(2);

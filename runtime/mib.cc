@@ -88,20 +88,27 @@ void ensure_histogram(MemInfoBlock& m, uint32_t size) {
   m.AccessHistogramSize = size;
 }
 
-void grow(MibTable* table) {
-  const uint32_t capacity = table->capacity ? table->capacity * 2 : 64;
-  auto* entries = static_cast<MibEntry*>(arena_alloc(sizeof(MibEntry) * capacity));
-  if (entries == nullptr) return;
-  for (uint32_t i = 0; i < table->capacity; ++i) {
-    const MibEntry& e = table->entries[i];
-    if (e.context_id == 0) continue;
-    uint32_t j = e.context_id & (capacity - 1);
-    while (entries[j].context_id != 0) j = (j + 1) & (capacity - 1);
-    entries[j] = e;
+constexpr uint32_t kIndexChunks = kMaxContextIds >> kIndexChunkBits;
+constexpr size_t kIndexChunkBytes = sizeof(uint32_t) << kIndexChunkBits;
+
+size_t entry_bytes(uint32_t capacity) {
+  return (sizeof(MibEntry) * capacity + 4095) & ~size_t{4095};
+}
+
+bool grow(MibTable* table) {
+  const uint32_t capacity = table->capacity ? table->capacity * 2 : 4096 / sizeof(MibEntry) * 4;
+  void* entries;
+  if (table->entries == nullptr) {
+    entries = os_map(entry_bytes(capacity));
+    if (entries == nullptr) return false;
+  } else {
+    entries = mremap(table->entries, entry_bytes(table->capacity), entry_bytes(capacity),
+                     MREMAP_MAYMOVE);
+    if (entries == MAP_FAILED) return false;
   }
-  arena_free(table->entries, sizeof(MibEntry) * table->capacity);
-  table->entries = entries;
-  table->capacity = capacity;
+  table->entries = static_cast<MibEntry*>(entries);
+  table->capacity = static_cast<uint32_t>(entry_bytes(capacity) / sizeof(MibEntry));
+  return true;
 }
 
 }  // namespace
@@ -161,23 +168,27 @@ void record_range(uintptr_t addr, uint64_t size) {
   }
 }
 
-// Depot ids are small and dense, so the id itself is the hash: contexts created one after
-// another land in neighbouring entries. Linear probing, at most 3/4 full.
 MibEntry* table_find_or_insert(MibTable* table, uint32_t context_id, bool* inserted) {
-  if ((uint64_t{table->size} + 1) * 4 > uint64_t{table->capacity} * 3) grow(table);
-  if (table->capacity == 0) return nullptr;
-  uint32_t j = context_id & (table->capacity - 1);
-  while (table->entries[j].context_id != 0) {
-    if (table->entries[j].context_id == context_id) {
-      *inserted = false;
-      return &table->entries[j];
-    }
-    j = (j + 1) & (table->capacity - 1);
+  if (context_id >= kMaxContextIds) return nullptr;
+  if (PROFKIT_RT_UNLIKELY(table->index == nullptr)) {
+    table->index = static_cast<uint32_t**>(arena_alloc(sizeof(uint32_t*) * kIndexChunks));
+    if (table->index == nullptr) return nullptr;
   }
-  MibEntry* e = &table->entries[j];
+  uint32_t*& chunk = table->index[context_id >> kIndexChunkBits];
+  if (PROFKIT_RT_UNLIKELY(chunk == nullptr)) {
+    chunk = static_cast<uint32_t*>(arena_alloc(kIndexChunkBytes));
+    if (chunk == nullptr) return nullptr;
+  }
+  uint32_t& position = chunk[context_id & ((1u << kIndexChunkBits) - 1)];
+  if (position != 0) {
+    *inserted = false;
+    return &table->entries[position - 1];
+  }
+  if (table->size == table->capacity && !grow(table)) return nullptr;
+  MibEntry* e = &table->entries[table->size];
+  position = ++table->size;
   e->context_id = context_id;
   e->mib = MemInfoBlock{};
-  ++table->size;
   *inserted = true;
   return e;
 }
@@ -247,11 +258,12 @@ void merge_aggregate(MibTable* table, uint32_t context_id, const MemInfoBlock& n
 }
 
 void table_clear(MibTable* table) {
-  for (uint32_t i = 0; i < table->capacity; ++i) {
+  for (uint32_t i = 0; i < table->size; ++i) {
     MibEntry& e = table->entries[i];
-    if (e.context_id != 0 && e.mib.AccessHistogram != 0)
+    if (e.mib.AccessHistogram != 0)
       arena_free(reinterpret_cast<void*>(e.mib.AccessHistogram),
                  sizeof(uint64_t) * e.mib.AccessHistogramSize);
+    table->index[e.context_id >> kIndexChunkBits][e.context_id & ((1u << kIndexChunkBits) - 1)] = 0;
     e.context_id = 0;
   }
   table->size = 0;
@@ -259,7 +271,12 @@ void table_clear(MibTable* table) {
 
 void table_release(MibTable* table) {
   table_clear(table);
-  arena_free(table->entries, sizeof(MibEntry) * table->capacity);
+  if (table->entries != nullptr) os_unmap(table->entries, entry_bytes(table->capacity));
+  if (table->index != nullptr) {
+    for (uint32_t c = 0; c < kIndexChunks; ++c)
+      if (table->index[c] != nullptr) arena_free(table->index[c], kIndexChunkBytes);
+    arena_free(table->index, sizeof(uint32_t*) * kIndexChunks);
+  }
   *table = MibTable{};
 }
 

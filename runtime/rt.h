@@ -80,10 +80,17 @@ struct MibEntry {
   MemInfoBlock mib;
 };
 
+// Per-context MIBs of one thread (or of a dump's scratch table). Context ids are small
+// dense integers (stack depot ids), so lookup is a direct two-level index, id -> position,
+// with no hashing or probing; entries are dense in insertion order and grow with mremap,
+// so growth never copies them.
+inline constexpr uint32_t kMaxContextIds = 1u << 22;
+inline constexpr uint32_t kIndexChunkBits = 12;
 struct MibTable {
-  MibEntry* entries = nullptr;  // arena memory, capacity a power of two
+  MibEntry* entries = nullptr;  // [0, size) in use; every slot up to capacity is valid
   uint32_t capacity = 0;
   uint32_t size = 0;
+  uint32_t** index = nullptr;   // kMaxContextIds >> kIndexChunkBits chunks of position + 1
 };
 
 struct ThreadState {
@@ -93,7 +100,10 @@ struct ThreadState {
   uintptr_t* slots = nullptr;    // live tracked chunks: header pointer, or free-list link
   uint32_t slots_used = 0;       // high-water mark
   uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
-  uint64_t live_count = 0;
+  // Slots freed by other threads: a lock-free stack (same links as the free list) that
+  // those threads push onto without taking `lock`; the owner takes it whole when its own
+  // free list runs dry. Only push and take-all happen, so there is no ABA.
+  std::atomic<uint32_t> remote_free{0};
   MibTable mibs;                 // freed allocations merged here, by context id
   uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
   uint64_t allocs = 0, frees = 0;
@@ -149,6 +159,7 @@ void record_range(uintptr_t addr, uint64_t size);
 
 // ---- time and cpu ------------------------------------------------------------------------
 uint32_t now_ms();
+void init_clock(const struct timespec& origin);  // at init, after g.time_origin_sec
 uint32_t current_cpu();
 
 // ---- stacks --------------------------------------------------------------------------

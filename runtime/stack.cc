@@ -21,7 +21,7 @@ struct DepotNode {
 };
 
 constexpr uint32_t kBucketBits = 20;
-constexpr uint32_t kMaxIds = 1u << 22;
+constexpr uint32_t kMaxIds = kMaxContextIds;
 std::atomic<DepotNode*> g_buckets[1u << kBucketBits];
 std::atomic<DepotNode*> g_by_id[kMaxIds];
 std::atomic<uint32_t> g_next_id{1};
