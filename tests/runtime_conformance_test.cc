@@ -381,7 +381,7 @@ TEST(Default, StressThreadsSignalsForkExitHooks) {
     if (k.rfind("_Z9in_atexitv:", 0) == 0) saw_atexit = true;
     if (k.find("_ZN8TlsThingD2Ev") != std::string::npos) saw_tls = true;
   }
-  EXPECT_EQ(produced, 600000u);
+  EXPECT_EQ(produced, 10000000u);
   EXPECT_TRUE(saw_atexit) << "allocation in an atexit handler";
   EXPECT_TRUE(saw_tls) << "allocation in a thread_local destructor";
 }
