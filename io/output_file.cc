@@ -26,6 +26,14 @@ Expected<OutputFile> OutputFile::create(const std::string& path) {
     out.is_stdout_ = true;
     return out;
   }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot open output");
+    out.fd_ = fd;
+    out.direct_ = true;
+    return out;
+  }
   std::string templ = path + ".tmp.XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
@@ -42,6 +50,7 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       temp_path_(std::move(other.temp_path_)),
       fd_(other.fd_),
       is_stdout_(other.is_stdout_),
+      direct_(other.direct_),
       committed_(other.committed_) {
   other.fd_ = -1;
   other.temp_path_.clear();
@@ -77,6 +86,10 @@ Expected<void> OutputFile::commit() {
     return os_error("cannot write output");
   }
   fd_ = -1;
+  if (direct_) {
+    committed_ = true;
+    return {};
+  }
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return os_error("cannot rename output");
   committed_ = true;
   return {};

@@ -11,8 +11,9 @@ namespace profkit {
 
 class OutputFile {
  public:
-  // Creates `path`.tmp.XXXXXX in the target's directory. "-" means standard output
-  // (written directly; there is nothing to rename).
+  // Creates `path`.tmp.XXXXXX in the target's directory. "-" means standard output, and an
+  // existing target that is not a regular file (/dev/null, a FIFO, a terminal) is opened and
+  // written directly: renaming over it would replace the device with a regular file.
   static Expected<OutputFile> create(const std::string& path);
 
   OutputFile(OutputFile&& other) noexcept;
@@ -32,6 +33,7 @@ class OutputFile {
   std::string temp_path_;
   int fd_ = -1;
   bool is_stdout_ = false;
+  bool direct_ = false;  // a device or FIFO written in place (no temporary file)
   bool committed_ = false;
 };
 
