@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format/bytes/cursor.h"
+#include "format/dwarf/source_map.h"
 #include "format/elf/elf_file.h"
 #include "tests/support/harness.h"
 
@@ -126,6 +127,29 @@ void write_seeds(const std::string& binary, const std::string& tag) {
   std::string seed(4, '\0');
   store_le<uint32_t>(reinterpret_cast<uint8_t*>(seed.data()), static_cast<uint32_t>(desc.size()));
   write_file(root + "probe_fuzz/" + tag, seed + desc + probes);
+  // dwarf_line_fuzz: .debug_line; source_map_fuzz: ten sized sections and four addresses.
+  auto dwarf = dwarf::DwarfSections::from_elf(*elf);
+  ASSERT_TRUE(dwarf.has_value());
+  if (dwarf->line.data.empty()) return;
+  fs::create_directories(root + "dwarf_line_fuzz");
+  fs::create_directories(root + "source_map_fuzz");
+  write_file(root + "dwarf_line_fuzz/" + tag, std::string(as_string_view(dwarf->line.data)));
+  const dwarf::Section* order[] = {&dwarf->info,     &dwarf->abbrev,      &dwarf->line,
+                                   &dwarf->line_str, &dwarf->str,         &dwarf->str_offsets,
+                                   &dwarf->addr,     &dwarf->ranges,      &dwarf->rnglists,
+                                   &dwarf->aranges};
+  std::string header(10 * 4 + 4 * 8, '\0'), body;
+  for (int i = 0; i < 10; ++i) {
+    store_le<uint32_t>(reinterpret_cast<uint8_t*>(header.data() + 4 * i),
+                       static_cast<uint32_t>(order[i]->data.size()));
+    body += as_string_view(order[i]->data);
+  }
+  // Addresses: the start of each of the first four executable sections.
+  int n = 0;
+  for (const auto& sec : elf->sections())
+    if (sec.is_executable() && n < 4)
+      store_le<uint64_t>(reinterpret_cast<uint8_t*>(header.data() + 40 + 8 * n++), sec.address + 4);
+  if (body.size() < 256 * 1024) write_file(root + "source_map_fuzz/" + tag, header + body);
 }
 
 struct Build {
@@ -183,6 +207,66 @@ TEST_P(ProbesListing, MatchesLlvmProfgenOfSameRelease) {
     EXPECT_GE(identical_instruction_fraction(expected.out, actual.out), 0.98) << b.name;
   }
   write_seeds(bin, b.name);
+}
+
+// The location text llvm-profgen appends to each instruction line (spec 7.5), by address:
+// the listing with locations minus the same listing without (the instruction is padded to
+// 40 columns after the colon).
+std::map<std::string, std::string> locations(const std::string& with, const std::string& without,
+                                             const std::string& who) {
+  std::map<std::string, std::string> out;
+  const auto a = lines(with), b = lines(without);
+  EXPECT_EQ(a.size(), b.size()) << who;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const size_t colon = b[i].find(":\t");
+    if (colon == std::string::npos || b[i].rfind(" [Probe]", 0) == 0) {
+      EXPECT_EQ(a[i], b[i]) << who;
+      continue;
+    }
+    EXPECT_EQ(a[i].rfind(b[i], 0), 0u) << who << ": " << a[i];
+    const size_t width = b[i].size() - colon - 1;
+    out[b[i].substr(0, colon)] = a[i].substr(std::min(a[i].size(), colon + 1 + std::max<size_t>(40, width)));
+  }
+  return out;
+}
+
+// --source-locations: the same inline frames and probe indices as llvm-profgen's
+// --show-source-locations at every address, and where the instruction text is the same,
+// the same line.
+TEST_P(ProbesListing, SourceLocationsMatchLlvmProfgen) {
+  const Build& b = GetParam();
+  const std::string bin = build(b.name, b.command);
+  const auto expected_with = profgen_listing(b.version, bin, "--show-source-locations");
+  const auto expected = profgen_listing(b.version, bin);
+  const auto actual_with = profkit_listing(bin, "--source-locations");
+  const auto actual = profkit_listing(bin);
+  const auto want = locations(expected_with.out, expected.out, "llvm-profgen " + b.name);
+  const auto got = locations(actual_with.out, actual.out, "profkit " + b.name);
+  ASSERT_EQ(want.size(), got.size()) << b.name;
+  size_t shown = 0, differ = 0;
+  for (const auto& [address, location] : want) {
+    auto it = got.find(address);
+    ASSERT_NE(it, got.end()) << address;
+    if (it->second != location && ++differ <= 5)
+      ADD_FAILURE() << b.name << " " << address << ": want '" << location << "', got '"
+                    << it->second << "'";
+    shown += !location.empty();
+  }
+  EXPECT_EQ(differ, 0u) << b.name;
+  if (b.name.find(".nog.") == std::string::npos) {
+    EXPECT_GT(shown, 0u) << b.name << ": no locations at all";
+  }
+  // Whole lines where the instruction text agrees.
+  std::map<std::string, std::string> plain;
+  for (const auto& line : lines(expected.out)) plain[line] = line;
+  std::map<std::string, std::string> with_by_plain;
+  const auto ew = lines(expected_with.out), ep = lines(expected.out);
+  for (size_t i = 0; i < std::min(ew.size(), ep.size()); ++i) with_by_plain[ep[i]] = ew[i];
+  const auto aw = lines(actual_with.out), ap = lines(actual.out);
+  for (size_t i = 0; i < std::min(aw.size(), ap.size()); ++i) {
+    auto it = with_by_plain.find(ap[i]);
+    if (it != with_by_plain.end()) EXPECT_EQ(it->second, aw[i]) << b.name;
+  }
 }
 
 class Llvm14Listing : public ::testing::TestWithParam<Build> {};
@@ -366,6 +450,106 @@ TEST(ProbesConformance, RelocatableObjectsDecodeToSectionOffsets) {
   }
 }
 
+// Every row of every line table, as `llvm-dwarfdump-22 --debug-line` prints them (address,
+// line, column, file, discriminator, is_stmt, end_sequence), for DWARF 4 and 5 from both
+// compilers, FS discriminators included.
+TEST(DwarfLineConformance, RowsMatchLlvmDwarfdump) {
+  std::vector<std::string> bins;
+  for (int v : {14, 22}) {
+    const std::string V = std::to_string(v);
+    bins.push_back(build("inl.O2." + V, cc(v, "-O2 -g", "inl.c")));
+    bins.push_back(build("inl.dwarf4.O2." + V, cc(v, "-O2 -gdwarf-4", "inl.c")));
+    bins.push_back(build("cppmulti." + V, cc(v, "-O2 -g", "cpp1.cpp cpp2.cpp", true)));
+  }
+  bins.push_back(build("inl.fsd.O2.22", cc(22, "-O2 -g -mllvm -enable-fs-discriminator=true", "inl.c")));
+  for (const auto& bin : bins) {
+    std::string want;
+    for (const auto& line : lines(run_ok("llvm-dwarfdump-22 --debug-line " + sh_quote(bin)).out)) {
+      if (line.rfind("debug_line[", 0) == 0) want += line.substr(0, line.find(']') + 1) + "\n";
+      if (line.rfind("0x", 0) != 0) continue;
+      std::istringstream in(line);
+      std::string address, flag;
+      uint64_t row_line, column, file, isa, disc, op_index;
+      in >> address >> row_line >> column >> file >> isa >> disc >> op_index;
+      bool is_stmt = false, end = false;
+      while (in >> flag) is_stmt |= flag == "is_stmt", end |= flag == "end_sequence";
+      want += std::to_string(std::stoull(address, nullptr, 16)) + " " + std::to_string(row_line) +
+              " " + std::to_string(column) + " " + std::to_string(file) + " " +
+              std::to_string(disc) + (is_stmt ? " stmt" : "") + (end ? " end" : "") + "\n";
+    }
+    const std::string data = read_file(bin);
+    auto elf = elf::ElfFile::parse(as_bytes(data));
+    ASSERT_TRUE(elf.has_value());
+    auto sections = dwarf::DwarfSections::from_elf(*elf);
+    ASSERT_TRUE(sections.has_value());
+    std::string got;
+    for (uint64_t offset = 0; offset < sections->line.data.size();) {
+      auto t = dwarf::LineTable::parse(sections->line, offset, sections->line_str, sections->str);
+      ASSERT_TRUE(t.has_value()) << bin << ": " << t.error().message;
+      char head[40];
+      std::snprintf(head, sizeof head, "debug_line[0x%08llx]\n", static_cast<unsigned long long>(offset));
+      got += head;
+      for (const auto& r : t->rows())
+        got += std::to_string(r.address) + " " + std::to_string(r.line) + " " +
+               std::to_string(r.column) + " " + std::to_string(r.file) + " " +
+               std::to_string(r.discriminator) + (r.is_stmt ? " stmt" : "") +
+               (r.end_sequence ? " end" : "") + "\n";
+      offset = t->end_offset();
+    }
+    EXPECT_GT(want.size(), 200u) << bin;
+    EXPECT_EQ(want, got) << bin;
+  }
+}
+
+// Inline frames (function, file:line:column, innermost first) of every instruction address
+// equal llvm-symbolizer-22's --inlining output.
+TEST(DwarfLineConformance, FramesMatchLlvmSymbolizer) {
+  std::vector<std::string> bins;
+  for (int v : {14, 22}) {
+    const std::string V = std::to_string(v);
+    bins.push_back(build("inl.O2." + V, cc(v, "-O2 -g", "inl.c")));
+    bins.push_back(build("inl.dwarf4.O2." + V, cc(v, "-O2 -gdwarf-4", "inl.c")));
+    bins.push_back(build("tmpl.O2." + V, cc(v, "-O2 -g", "tmpl.cpp", true)));
+    bins.push_back(build("cppmulti.fs." + V, cc(v, "-O2 -g -ffunction-sections", "cpp1.cpp cpp2.cpp", true)));
+  }
+  for (const auto& bin : bins) {
+    std::vector<uint64_t> addresses;
+    for (const auto& line : lines(profkit_listing(bin).out)) {
+      const size_t colon = line.find(":\t");
+      if (colon != std::string::npos && line.rfind(" [Probe]", 0) != 0)
+        addresses.push_back(std::stoull(line.substr(0, colon), nullptr, 16));
+    }
+    const std::string data = read_file(bin);
+    auto elf = elf::ElfFile::parse(as_bytes(data));
+    ASSERT_TRUE(elf.has_value());
+    auto sections = dwarf::DwarfSections::from_elf(*elf);
+    ASSERT_TRUE(sections.has_value());
+    auto map = dwarf::SourceMap::build(*sections);
+    ASSERT_TRUE(map.has_value()) << map.error().message;
+    std::string input, want, got;
+    std::vector<dwarf::SourceFrame> frames;
+    std::vector<uint64_t> covered;
+    for (uint64_t a : addresses) {
+      ASSERT_TRUE(map->frames(a, frames).has_value());
+      if (frames.empty()) continue;  // llvm-symbolizer falls back to the symbol table there
+      covered.push_back(a);
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx\n", static_cast<unsigned long long>(a));
+      input += hex;
+      for (const auto& f : frames)
+        got += std::string(f.function) + "\n" + map->file_path(f) + ":" + std::to_string(f.line) +
+               ":" + std::to_string(f.column) + "\n";
+      got += "\n";
+    }
+    EXPECT_GT(covered.size(), 20u) << bin;
+    const std::string in_path = work_dir("sym") + "/addresses";
+    write_file(in_path, input);
+    want = run_ok("llvm-symbolizer-22 --inlining --no-demangle --functions=linkage --obj=" +
+                  sh_quote(bin) + " < " + sh_quote(in_path)).out;
+    EXPECT_EQ(want, got) << bin;
+  }
+}
+
 // --- bad input -------------------------------------------------------------------------
 
 struct Failure {
@@ -481,6 +665,34 @@ TEST(ProbesBadInput, DescriptorSectionEndsInsideAName) {
   const std::string path = work_dir("bad") + "/desc-name";
   write_file(path, data);
   expect_one_line_error(probes_failure(path), "truncated", "expected descriptor name");
+}
+
+// A corrupt line table or DIE with --source-locations: one line naming the offset, before
+// any output.
+TEST(ProbesBadInput, CorruptDwarfWithSourceLocations) {
+  const std::string bin = build("inl.O2.22", cc(22, "-O2 -g", "inl.c"));
+  std::string data = read_file(bin);
+  auto elf = elf::ElfFile::parse(as_bytes(data));
+  const elf::SectionHeader line = *elf->find_section(".debug_line");
+  const elf::SectionHeader info = *elf->find_section(".debug_info");
+  // DWARF 5 line header: length 4, version 2, address/segment sizes 2, header_length 4,
+  // then minimum length, maximum ops, default_is_stmt, line_base, line_range (+16).
+  std::string copy = data;
+  copy[line.offset + 16] = 0;
+  std::string path = work_dir("bad") + "/line-range";
+  write_file(path, copy);
+  for (const char* flags : {"--disassemble --source-locations", "--source-locations", "--json --source-locations"})
+    expect_one_line_error(probes_failure(path, flags), "malformed",
+                          path + ":" + std::to_string(line.offset + 16) + ": error: expected a non-zero line_range");
+  // A .debug_info unit of DWARF version 9 (the version follows the 4-byte unit_length).
+  copy = data;
+  copy[info.offset + 4] = 9;
+  path = work_dir("bad") + "/info-version";
+  write_file(path, copy);
+  expect_one_line_error(probes_failure(path, "--source-locations"), "unsupported version",
+                        path + ":" + std::to_string(info.offset + 4) + ": error: expected DWARF version 2 to 5");
+  // Without --source-locations the debug sections are not read at all.
+  EXPECT_EQ(run(sh_quote(profkit_bin()) + " probes " + sh_quote(path) + " > /dev/null").status, 0);
 }
 
 TEST(ProbesBadInput, StrippedLlvm22BinaryCannotPlaceProbes) {

@@ -2,6 +2,7 @@
 // probes with their inline contexts; or (--disassemble) llvm-profgen's
 // `--show-pseudo-probe --show-disassembly-only` listing.
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "format/bytes/hash.h"
+#include "format/dwarf/source_map.h"
 #include "format/elf/elf_file.h"
 #include "format/probe/elf_probes.h"
 #include "io/mapped_file.h"
@@ -25,6 +27,7 @@ struct ProbesOptions {
   std::vector<std::string> functions;  // symbol names (canonical with canonical_names)
   bool canonical_names = false;
   bool json = false;
+  bool source_locations = false;  // llvm-profgen's --show-source-locations (probe mode)
   bool emulate_llvm22 = false;  // decode mixed binaries exactly as llvm-profgen 22 does
 };
 
@@ -73,21 +76,39 @@ void append_address_column(std::string& out, uint64_t address) {
   out.append(p, static_cast<size_t>(end - p));
 }
 
-// GUID -> descriptor name in O(1): large listings look a name up per probe line.
+// GUID -> descriptor name in O(1), and the name of every inline-tree node resolved once:
+// large listings name a function per probe and per inline frame.
 class Names {
  public:
   explicit Names(const probe::ProbeMap& map) {
     names_.reserve(map.descriptors().size());
     for (const auto& d : map.descriptors()) names_.emplace(d.guid, d.name);  // first wins
+    node_names_.reserve(map.nodes().size());
+    for (const auto& n : map.nodes()) node_names_.push_back(get(n.guid));
   }
   std::string_view get(uint64_t guid) const {
     auto it = names_.find(guid);
     return it == names_.end() ? std::string_view() : it->second;
   }
+  // Name of a node's function (empty when its GUID has no descriptor).
+  std::string_view node(uint32_t index) const { return node_names_[index]; }
 
  private:
   std::unordered_map<uint64_t, std::string_view> names_;
+  std::vector<std::string_view> node_names_;
 };
+
+void append_node_name(std::string& out, const probe::ProbeMap& map, const Names& names,
+                      uint32_t node) {
+  const std::string_view n = names.node(node);
+  if (!n.empty()) {
+    out += n;
+    return;
+  }
+  out += "<guid ";
+  append_u64(out, map.nodes()[node].guid);
+  out += '>';
+}
 
 void append_function_name(std::string& out, const Names& map, uint64_t guid) {
   std::string_view n = map.get(guid);
@@ -111,7 +132,7 @@ std::string function_name(const Names& map, uint64_t guid) {
 void append_probe_line(std::string& out, const probe::ProbeMap& map, const Names& names,
                        const probe::Probe& p) {
   out += " [Probe]:\tFUNC: ";
-  append_function_name(out, names, map.nodes()[p.node].guid);
+  append_node_name(out, map, names, p.node);
   out += " Index: ";
   append_u64(out, p.index);
   out += "  ";
@@ -143,7 +164,7 @@ void append_probe_line(std::string& out, const probe::ProbeMap& map, const Names
     while (depth > 0) {
       const auto& node = nodes[chain[--depth]];
       out += " @ ";
-      append_function_name(out, names, nodes[node.parent].guid);
+      append_node_name(out, map, names, node.parent);
       out += ':';
       append_u64(out, node.site);
     }
@@ -164,6 +185,22 @@ void append_descriptor_block(std::string& out, const probe::ProbeMap& map, bool 
     out += "\nHash: ";
     append_u64(out, descs[i].hash);
     out += '\n';
+  }
+}
+
+// llvm-profgen's location string with --show-pseudo-probe (spec 7.5): the inline frames of
+// the address innermost first, `NAME:INDEX`, INDEX = the probe index packed in the frame's
+// discriminator. Like llvm-profgen, frames are taken from the outermost inwards and stop at
+// the first one without a name.
+void append_location(std::string& out, const std::vector<dwarf::SourceFrame>& frames,
+                     bool canonical) {
+  size_t first = frames.size();
+  while (first > 0 && !frames[first - 1].function.empty()) --first;
+  for (size_t i = first; i < frames.size(); ++i) {
+    if (i != first) out += " @ ";
+    out += canonical ? probe::canonical_name(frames[i].function) : frames[i].function;
+    out += ':';
+    append_u64(out, dwarf::probe_index_from_discriminator(frames[i].discriminator));
   }
 }
 
@@ -198,6 +235,8 @@ struct Loaded {
   elf::ElfFile elf;
   std::vector<elf::Symbol> symbols;
   probe::ElfProbes probes;
+  dwarf::DwarfSections dwarf_sections;
+  std::unique_ptr<dwarf::SourceMap> sources;  // with --source-locations
 };
 
 // Symbol names selected by --functions, compared as printed (canonical with the flag).
@@ -218,6 +257,7 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
   s += "\nDisassembly of ";
   s += o.binary;
   s += ":\n";
+  std::vector<dwarf::SourceFrame> frames;
   auto disassembler = symbolize::Disassembler::create_x86_64();
   if (!disassembler) {
     report_error(o.binary, disassembler.error());
@@ -267,6 +307,7 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
         for (; next != block_end && map.probes()[*next].address == address; ++next)
           append_probe_line(s, map, names, map.probes()[*next]);
         append_address_column(s, address);
+        const size_t text_start = s.size();
         const uint64_t off = address - section.address;
         // Like llvm-profgen, decode from the rest of the section: an instruction may run past
         // the next symbol's address.
@@ -274,6 +315,16 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
         if (size == 0) {
           s += "\t<unknown>";
           size = 1;
+        }
+        if (in.sources) {  // pad the instruction to 40 columns, then the location
+          const size_t width = s.size() - text_start;
+          if (width < 40) s.append(40 - width, ' ');
+          if (auto ok = in.sources->frames(address, frames); !ok) {
+            out.flush();
+            report_error(o.binary, ok.error());
+            return 1;
+          }
+          append_location(s, frames, o.canonical_names);
         }
         s += '\n';
         address += size;
@@ -322,11 +373,24 @@ int run_text(const ProbesOptions& o, const Loaded& in,
   std::string& s = out.buf();
   append_descriptor_block(s, map, false);
   s += "\nProbes:\n";
+  std::vector<dwarf::SourceFrame> frames;
   uint64_t previous = ~uint64_t{0};
   bool first = true;
   for (uint32_t pos : shown_probes(o, in, wanted)) {
     const auto& p = map.probes()[pos];
-    if (first || p.address != previous) append_address_column(s, p.address), s += '\n';
+    if (first || p.address != previous) {
+      append_address_column(s, p.address);
+      if (in.sources) {
+        if (auto ok = in.sources->frames(p.address, frames); !ok) {
+          out.flush();
+          report_error(o.binary, ok.error());
+          return 1;
+        }
+        s += ' ';
+        append_location(s, frames, o.canonical_names);
+      }
+      s += '\n';
+    }
     first = false;
     previous = p.address;
     append_probe_line(s, map, names, p);
@@ -357,6 +421,7 @@ int run_json(const ProbesOptions& o, const Loaded& in,
     s += '}';
   }
   s += "],\"probes\":[";
+  std::vector<dwarf::SourceFrame> frames;
   first = true;
   for (uint32_t pos : shown_probes(o, in, wanted)) {
     const auto& p = map.probes()[pos];
@@ -388,7 +453,32 @@ int run_json(const ProbesOptions& o, const Loaded& in,
       append_u64(s, f.site);
       s += '}';
     }
-    s += "]}";
+    s += ']';
+    if (in.sources) {  // DWARF frames of the address, innermost first
+      if (auto ok = in.sources->frames(p.address, frames); !ok) {
+        out.flush();
+        report_error(o.binary, ok.error());
+        return 1;
+      }
+      s += ",\"source\":[";
+      for (size_t i = 0; i < frames.size(); ++i) {
+        const auto& f = frames[i];
+        if (i != 0) s += ',';
+        s += "{\"function\":";
+        append_json_string(s, f.function);
+        s += ",\"file\":";
+        append_json_string(s, in.sources->file_path(f));
+        s += ",\"line\":";
+        append_u64(s, f.line);
+        s += ",\"column\":";
+        append_u64(s, f.column);
+        s += ",\"discriminator\":";
+        append_u64(s, f.discriminator);
+        s += '}';
+      }
+      s += ']';
+    }
+    s += '}';
     out.maybe_flush();
   }
   s += "\n]}\n";
@@ -401,7 +491,7 @@ int run_probes(const ProbesOptions& o) {
     report_error(o.binary, file.error());
     return 1;
   }
-  Loaded in{std::move(*file), {}, {}, {}};
+  Loaded in{std::move(*file), {}, {}, {}, {}, {}};
   // `in.file` owns the bytes everything below points into.
   auto elf = elf::ElfFile::parse(in.file.bytes());
   if (!elf) {
@@ -433,6 +523,24 @@ int run_probes(const ProbesOptions& o) {
     report_warning(o.binary, std::to_string(in.probes.map.unplaced_records()) +
                                  " probe records name a function symbol that is not in "
                                  ".symtab; their probes are not shown");
+  if (o.source_locations) {
+    auto sections = dwarf::DwarfSections::from_elf(in.elf);
+    if (!sections) {
+      report_error(o.binary, sections.error());
+      return 1;
+    }
+    in.dwarf_sections = *sections;
+    auto sources = dwarf::SourceMap::build(in.dwarf_sections);
+    if (!sources) {
+      report_error(o.binary, sources.error());
+      return 1;
+    }
+    if (auto loaded = sources->load_all(); !loaded) {
+      report_error(o.binary, loaded.error());
+      return 1;
+    }
+    in.sources = std::make_unique<dwarf::SourceMap>(std::move(*sources));
+  }
   std::unordered_set<std::string_view> wanted(o.functions.begin(), o.functions.end());
   if (o.json) return run_json(o, in, wanted);
   if (o.disassemble) return run_disassemble(o, in, wanted);
@@ -453,6 +561,9 @@ void add_probes_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--canonical-names", options->canonical_names,
                 "Show and match symbol names without .llvm./.part. suffixes");
   cmd->add_flag("--json", options->json, "Print descriptors and probes as JSON");
+  cmd->add_flag("--source-locations", options->source_locations,
+                "Show the DWARF inline frames of each address (llvm-profgen's "
+                "--show-source-locations); JSON adds file, line and column");
   cmd->add_flag("--emulate-llvm22-mixed", options->emulate_llvm22,
                 "Decode binaries mixing LLVM 14 and 22 objects as llvm-profgen 22 does "
                 "(misplacing probes)");

@@ -1,0 +1,92 @@
+// Address -> source frames from DWARF (.debug_info 2 to 5, .debug_line, range lists): the
+// inline chain of subprogram / inlined-subroutine DIEs covering an address, innermost first,
+// with file, line, column and discriminator per frame, as llvm-symbolizer reports them
+// (LLVM's DWARFContext::getInliningInfoForAddress):
+//
+//   * the compile unit is the one whose DW_AT_low_pc/high_pc or DW_AT_ranges (or
+//     .debug_aranges set) covers the address; overlaps go to the unit with the lowest offset;
+//   * inside it, the innermost subroutine DIE covering the address is found through a map
+//     built from every subroutine's ranges in DIE order (a child's range splits its parent's);
+//   * the chain walks up through inlined subroutines to the enclosing subprogram;
+//   * the innermost frame takes file/line/column/discriminator from the line table row of the
+//     address; each outer frame takes DW_AT_call_file/_line/_column and
+//     DW_AT_GNU_discriminator of the frame inside it;
+//   * names: DW_AT_linkage_name (or DW_AT_MIPS_linkage_name), else DW_AT_name, searched
+//     through DW_AT_abstract_origin and DW_AT_specification.
+//
+// Units are indexed up front (headers and unit DIEs only); a unit's DIE tree and line table
+// are read the first time an address inside it is asked for. Split DWARF (.dwo) is not read:
+// a skeleton unit yields no frames.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "format/dwarf/line_table.h"
+#include "format/elf/elf_file.h"
+
+namespace profkit::dwarf {
+
+struct DwarfSections {
+  Section info, abbrev, line, line_str, str, str_offsets, addr, ranges, rnglists, aranges;
+  bool swap = false;  // file byte order differs from the host's
+
+  // The .debug_* sections of an ELF file (absent ones stay empty). Compressed
+  // (SHF_COMPRESSED) debug sections are rejected.
+  static Expected<DwarfSections> from_elf(const elf::ElfFile& file);
+};
+
+struct SourceFrame {
+  std::string_view function;   // linkage name, else name; empty when the DIE has neither
+  uint32_t file = 0;           // file index in the unit's line table (see file_path)
+  uint32_t line = 0;           // 0 when unknown
+  uint32_t column = 0;
+  uint32_t discriminator = 0;
+  uint32_t start_line = 0;     // DW_AT_decl_line of the function (0 when absent)
+  uint32_t unit = 0;           // internal: which unit's line table `file` indexes
+};
+
+class SourceMap {
+ public:
+  // Indexes the units of `sections` (which must outlive the map). Fails on a malformed unit
+  // header or unit DIE; DIE trees and line tables are checked when first used.
+  static Expected<SourceMap> build(const DwarfSections& sections);
+
+  SourceMap();
+  SourceMap(SourceMap&&) noexcept;
+  SourceMap& operator=(SourceMap&&) noexcept;
+  ~SourceMap();
+
+  // Reads every unit's DIE tree and line table now (so that a malformed one fails here,
+  // before a caller has printed anything).
+  Expected<void> load_all();
+
+  // Replaces `out` with the frames of `address`, innermost first; empty when no unit covers
+  // it or the unit has no subroutine there. Fails when the covering unit's DIEs, range lists
+  // or line table are malformed.
+  Expected<void> frames(uint64_t address, std::vector<SourceFrame>& out);
+
+  // The path of a frame's file ("dir/name", absolute with DW_AT_comp_dir), or empty.
+  std::string file_path(const SourceFrame& frame) const;
+
+  bool empty() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The probe index packed into a call instruction's DWARF discriminator (spec 1.7), as
+// llvm-profgen 22 extracts it: 13 bits when bit 28 says a base discriminator is encoded,
+// else 16 bits; applied to any value (non-probe discriminators give arbitrary numbers).
+inline uint32_t probe_index_from_discriminator(uint32_t d) {
+  return (d & 0x10000000u) != 0 ? (d >> 3) & 0x1fffu : (d >> 3) & 0xffffu;
+}
+
+}  // namespace profkit::dwarf
