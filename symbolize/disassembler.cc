@@ -4,13 +4,130 @@
 
 #include <capstone/capstone.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
 
 namespace profkit::symbolize {
+
+namespace {
+
+// Instruction text by instruction bytes. x86 encodings are prefix-free (the decoder stops
+// after the bytes it has read), so when the first L bytes at an address equal the bytes of an
+// instruction decoded earlier, the instruction there is that one, with that length; and its
+// text is the same unless it names an address relative to its own (jumps, calls, loops,
+// xbegin), which are never cached. RIP-relative operands print as displacements, so they do
+// not depend on the address. Capstone's printer (sprintf per operand) dominated large
+// listings; most instructions of a binary repeat.
+class TextCache {
+ public:
+  static constexpr size_t kMaxLength = 15;
+
+  // The cached instruction at the start of `code`: its length and text, or length 0.
+  size_t find(const uint8_t* code, size_t size, std::string_view& text) const {
+    if (size < 2 || !slots_ || !lengths_) return 0;
+    uint32_t mask = lengths_[code[0] << 8 | code[1]];
+    while (mask != 0) {
+      const size_t length = static_cast<size_t>(__builtin_ctz(mask));
+      mask &= mask - 1;
+      if (length > size) break;
+      const Key key = make_key(code, length);
+      for (size_t i = key.hash & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
+        const Slot& slot = slots_[i];
+        if (slot.length == 0) break;
+        if (slot.length == length && slot.lo == key.lo && slot.hi == key.hi) {
+          text = std::string_view(arena_.data() + slot.text, slot.text_length);
+          return length;
+        }
+      }
+    }
+    return 0;
+  }
+
+  void insert(const uint8_t* code, size_t length, std::string_view text) {
+    if (length < 2 || length > kMaxLength || text.size() > 0xffff || !slots_ || !lengths_) return;
+    if (count_ >= kMaxEntries || arena_.size() + text.size() > kMaxArena) return;
+    if (is_relative_branch(code, length)) return;
+    const Key key = make_key(code, length);
+    size_t i = key.hash & (kSlots - 1);
+    while (slots_[i].length != 0) {
+      if (slots_[i].length == length && slots_[i].lo == key.lo && slots_[i].hi == key.hi) return;
+      i = (i + 1) & (kSlots - 1);
+    }
+    slots_[i] = Slot{key.lo, key.hi, static_cast<uint32_t>(arena_.size()),
+                     static_cast<uint16_t>(text.size()), static_cast<uint8_t>(length)};
+    arena_.append(text);
+    lengths_[code[0] << 8 | code[1]] |= 1u << length;
+    ++count_;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 1u << 18;
+  static constexpr size_t kSlots = kMaxEntries * 2;  // at most half full
+  static constexpr size_t kMaxArena = 24u << 20;
+
+  struct Key {
+    uint64_t lo, hi, hash;
+  };
+  struct Slot {
+    uint64_t lo = 0, hi = 0;
+    uint32_t text = 0;
+    uint16_t text_length = 0;
+    uint8_t length = 0;  // 0: empty slot
+  };
+
+  static Key make_key(const uint8_t* code, size_t length) {
+    uint8_t buf[16] = {};
+    std::memcpy(buf, code, length);
+    Key k;
+    std::memcpy(&k.lo, buf, 8);
+    std::memcpy(&k.hi, buf + 8, 8);
+    uint64_t h = (k.lo ^ (k.hi * 0x9e3779b97f4a7c15ull) ^ length) * 0xff51afd7ed558ccdull;
+    k.hash = h ^ (h >> 29);
+    return k;
+  }
+
+  // Opcodes whose text names a target relative to the instruction's address.
+  static bool is_relative_branch(const uint8_t* code, size_t length) {
+    size_t i = 0;
+    while (i < length) {
+      const uint8_t b = code[i];
+      const bool prefix = b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 || b == 0x2e ||
+                          b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65 || b == 0x36 ||
+                          b == 0xf0 || (b >= 0x40 && b <= 0x4f);
+      if (!prefix) break;
+      ++i;
+    }
+    if (i >= length) return true;  // only prefixes: do not cache
+    const uint8_t op = code[i];
+    if (op == 0xe8 || op == 0xe9 || op == 0xeb || (op >= 0x70 && op <= 0x7f) ||
+        (op >= 0xe0 && op <= 0xe3))
+      return true;
+    if (op == 0x0f && i + 1 < length && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f) return true;
+    if (op == 0xc7 && i + 1 < length && code[i + 1] == 0xf8) return true;  // xbegin
+    return false;
+  }
+
+  // calloc: fresh zero pages stay untouched (and cost nothing) until an entry lands there.
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<Slot[], Free> slots_{static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot)))};
+  // Bit L of lengths_[first two bytes]: some entry of length L starts with those bytes.
+  std::unique_ptr<uint16_t[], Free> lengths_{
+      static_cast<uint16_t*>(std::calloc(1u << 16, sizeof(uint16_t)))};
+  std::string arena_;
+  size_t count_ = 0;
+};
+
+}  // namespace
 
 struct Disassembler::Impl {
   csh handle = 0;
   cs_insn* insn = nullptr;
+  TextCache cache;
   ~Impl() {
     if (insn != nullptr) cs_free(insn, 1);
     if (handle != 0) cs_close(&handle);
@@ -140,10 +257,16 @@ bool is_shift_by_one(const uint8_t* bytes, size_t size) {
 }  // namespace
 
 size_t Disassembler::decode(Bytes code, uint64_t address, std::string& out) {
+  std::string_view cached;
+  if (size_t length = impl_->cache.find(code.data(), code.size(), cached); length != 0) {
+    out += cached;
+    return length;
+  }
   const uint8_t* p = code.data();
   size_t size = code.size();
   uint64_t at = address;
   if (!cs_disasm_iter(impl_->handle, &p, &size, &at, impl_->insn)) return 0;
+  const size_t start = out.size();
   out += '\t';
   out += impl_->insn->mnemonic;
   if (impl_->insn->op_str[0] != '\0') {
@@ -153,6 +276,8 @@ size_t Disassembler::decode(Bytes code, uint64_t address, std::string& out) {
       ops += 4;  // LLVM prints the implicit count of D0/D1 shifts as nothing ("shrl %ecx")
     append_operands_llvm_style(out, ops, impl_->insn->bytes, impl_->insn->size);
   }
+  impl_->cache.insert(code.data(), impl_->insn->size,
+                      std::string_view(out).substr(start));
   return impl_->insn->size;
 }
 

@@ -3,12 +3,25 @@
 // top-level record (see choose_chain), not once per binary as llvm-profgen 22 does.
 #include "format/probe/pseudo_probe.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
 namespace profkit::probe {
+
+// Asks for transparent huge pages on a large buffer before it is first written: one fault
+// per 2 MiB instead of one per 4 KiB page (page faults were a fifth of a large listing's
+// time). A hint only; harmless where THP is off.
+static void advise_huge_pages(void* data, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 namespace {
 
@@ -404,17 +417,57 @@ Expected<ProbeMap> ProbeMap::decode(std::span<const SectionBytes> descriptor_sec
   map.nodes_[0].parent = 0;
   uint64_t probe_bytes = 0;
   for (const auto& s : probe_sections) probe_bytes += s.data.size();
-  map.probes_.reserve(probe_bytes / 4);
+  // A probe takes at least 3 bytes (index, kind, address delta), so this never reallocates
+  // (a reallocation would copy every probe and double the peak memory).
+  map.probes_.reserve(probe_bytes / 3);
+  advise_huge_pages(map.probes_.data(), map.probes_.capacity() * sizeof(Probe));
+  // Every node takes at least 10 bytes (a top-level record: GUID and two counts): no
+  // reallocation either (pages are touched only as nodes are added).
+  map.nodes_.reserve(probe_bytes / 10 + 2);
+  advise_huge_pages(map.nodes_.data(), map.nodes_.capacity() * sizeof(InlineNode));
   Decoder decoder{map, options, false, kNoIndex, {}};
   for (const auto& s : probe_sections) PROFKIT_TRY(decoder.decode_section(s));
 
-  // Address index: stable order by (address, decode position).
-  std::vector<std::pair<uint64_t, uint32_t>> keyed(map.probes_.size());
-  for (uint32_t i = 0; i < map.probes_.size(); ++i) keyed[i] = {map.probes_[i].address, i};
-  std::sort(keyed.begin(), keyed.end());
-  map.by_address_.resize(keyed.size());
-  for (size_t i = 0; i < keyed.size(); ++i) map.by_address_[i] = keyed[i].second;
+  map.build_address_index();
   return map;
+}
+
+// Address index: positions in stable order by (address, decode position). When the
+// addresses span less than 2^32 (any real binary), a two-pass LSD radix sort of
+// (address - lowest) << 32 | position, whose counting passes keep decode order; otherwise
+// a comparison sort of (address, position) pairs.
+void ProbeMap::build_address_index() {
+  const size_t n = probes_.size();
+  by_address_.resize(n);
+  if (n == 0) return;
+  uint64_t lo = probes_[0].address, hi = lo;
+  for (const Probe& p : probes_) lo = std::min(lo, p.address), hi = std::max(hi, p.address);
+  if (hi - lo > 0xffffffffu) {
+    std::vector<std::pair<uint64_t, uint32_t>> keyed(n);
+    for (uint32_t i = 0; i < n; ++i) keyed[i] = {probes_[i].address, i};
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t i = 0; i < n; ++i) by_address_[i] = keyed[i].second;
+    return;
+  }
+  // Uninitialised buffers (every element is written before it is read).
+  std::unique_ptr<uint64_t[]> a(new uint64_t[n]), b(new uint64_t[n]);
+  advise_huge_pages(a.get(), n * sizeof(uint64_t));
+  advise_huge_pages(b.get(), n * sizeof(uint64_t));
+  for (uint32_t i = 0; i < n; ++i) a[i] = (probes_[i].address - lo) << 32 | i;
+  for (unsigned shift : {32u, 48u}) {
+    if (shift == 48 && (hi - lo) < (uint64_t{1} << 16)) break;
+    std::vector<uint32_t> count(1u << 16, 0);
+    for (size_t i = 0; i < n; ++i) ++count[(a[i] >> shift) & 0xffff];
+    uint32_t sum = 0;
+    for (uint32_t& c : count) {
+      const uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (size_t i = 0; i < n; ++i) b[count[(a[i] >> shift) & 0xffff]++] = a[i];
+    a.swap(b);
+  }
+  for (size_t i = 0; i < n; ++i) by_address_[i] = static_cast<uint32_t>(a[i]);
 }
 
 const Descriptor* ProbeMap::descriptor(uint64_t guid) const {

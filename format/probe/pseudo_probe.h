@@ -157,6 +157,7 @@ class ProbeMap {
 
  private:
   struct Decoder;
+  void build_address_index();
 
   std::vector<Descriptor> descriptors_;
   std::vector<InlineNode> nodes_;
