@@ -550,6 +550,22 @@ TEST(DwarfLineConformance, FramesMatchLlvmSymbolizer) {
   }
 }
 
+// The listing is formatted in chunks by several threads: the same bytes for any thread
+// count (a generated program of three chunks), source locations included.
+TEST(ProbesConformance, ListingDoesNotDependOnThreads) {
+  const std::string src = work_dir("threads");
+  run_ok("python3 " + sh_quote(source_path("bench/probes/gen_large.py")) +
+         " --functions 1000 --tus 2 --out " + sh_quote(src));
+  const std::string bin = build("gen1000", "clang-22 -O2 -g -fpseudo-probe-for-profiling " +
+                                               sh_quote(src) + "/tu0.c " + sh_quote(src) +
+                                               "/tu1.c " + sh_quote(src) + "/main.c -o %o");
+  const auto one = profkit_listing(bin, "-j 1 --source-locations");
+  const auto three = profkit_listing(bin, "-j 3 --source-locations");
+  EXPECT_GT(one.out.size(), 1u << 20);  // 130 KiB of code: three 64 KiB chunks
+  EXPECT_TRUE(one.out == three.out) << "listings differ between -j 1 and -j 3";
+  EXPECT_EQ(only_probe_lines(profgen_listing(22, bin).out), only_probe_lines(three.out));
+}
+
 // --- bad input -------------------------------------------------------------------------
 
 struct Failure {

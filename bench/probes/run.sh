@@ -38,6 +38,7 @@ else
   echo "probe lines: DIFFER"; exit 1
 fi
 
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 hyperfine --warmup 1 --runs 5 --export-json "$work/hyperfine.json" \
   -n profkit "$ours > /dev/null" -n llvm-profgen-22 "$theirs > /dev/null"
 
@@ -60,3 +61,12 @@ print(f"median wall: profkit {ours:.3f} s, llvm-profgen-22 {theirs:.3f} s, speed
 print(f"median CPU:  profkit {cpu_ours:.2f} s, llvm-profgen-22 {cpu_theirs:.2f} s, speed-up {cpu_theirs / cpu_ours:.2f}x")
 print(f"peak RSS:    profkit {rss_ours / 1024:.1f} MiB, llvm-profgen-22 {rss_theirs / 1024:.1f} MiB, ratio {rss_ours / rss_theirs:.2f}")
 PY
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Decode-only throughput (probes per second) of the same binary, if the Google Benchmark
+# program was built next to profkit (PROFKIT_BENCH=ON).
+decode_bench="$(dirname "$profkit")/probe_decode_bench"
+if [ -x "$decode_bench" ]; then
+  PROFKIT_PROBE_BENCH_BINARY="$bin" "$decode_bench" --benchmark_filter=BM_DecodeBinary \
+    --benchmark_min_time=1 2>/dev/null | grep BM_DecodeBinary
+fi

@@ -1064,9 +1064,7 @@ Expected<void> SourceMap::Impl::load_line_table(Unit& u) {
 }
 
 Expected<void> SourceMap::load_all() {
-  for (Unit& u : impl_->units) {
-    if (u.tag != kTagCompileUnit && u.tag != kTagPartialUnit && u.tag != kTagSkeletonUnit)
-      continue;
+  for (Unit& u : impl_->units) {  // every unit: frames() must not load anything afterwards
     if (!u.loaded) PROFKIT_TRY(impl_->load_unit(u));
     if (!u.line_loaded) PROFKIT_TRY(impl_->load_line_table(u));
   }

@@ -64,7 +64,8 @@ class SourceMap {
   ~SourceMap();
 
   // Reads every unit's DIE tree and line table now (so that a malformed one fails here,
-  // before a caller has printed anything).
+  // before a caller has printed anything). Afterwards frames() only reads, so threads may
+  // call it concurrently.
   Expected<void> load_all();
 
   // Replaces `out` with the frames of `address`, innermost first; empty when no unit covers

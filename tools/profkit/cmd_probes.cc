@@ -2,7 +2,11 @@
 // probes with their inline contexts; or (--disassemble) llvm-profgen's
 // `--show-pseudo-probe --show-disassembly-only` listing.
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
@@ -29,6 +33,7 @@ struct ProbesOptions {
   bool json = false;
   bool source_locations = false;  // llvm-profgen's --show-source-locations (probe mode)
   bool emulate_llvm22 = false;  // decode mixed binaries exactly as llvm-profgen 22 does
+  unsigned threads = 0;         // listing threads; 0 = one per CPU (at most 8)
 };
 
 // Buffered stdout: one fwrite per megabyte instead of one per line.
@@ -246,39 +251,110 @@ bool selected(const ProbesOptions& o, const std::unordered_set<std::string_view>
   return wanted.count(o.canonical_names ? probe::canonical_name(symbol) : symbol) != 0;
 }
 
+// The listing is cut into chunks of whole symbol blocks (about kChunkBytes of code each),
+// formatted by worker threads (each with its own disassembler) and written in order, so the
+// output is the same for any thread count.
+constexpr uint64_t kChunkBytes = 64 * 1024;
+
+struct ListingBlock {
+  uint64_t start, end;
+  std::string_view shown;  // symbol name as printed
+};
+
+struct ListingChunk {
+  std::string header;  // printed before the blocks (section headers)
+  const elf::SectionHeader* section = nullptr;
+  Bytes data;          // the section's bytes
+  std::vector<ListingBlock> blocks;
+  std::string text;
+  std::optional<Error> error;
+  bool done = false;
+};
+
+struct ListingContext {
+  const ProbesOptions& options;
+  const Loaded& in;
+  const Names& names;
+};
+
+// Formats one chunk: `<symbol>:` headers, [Probe] lines and instruction lines.
+void format_chunk(const ListingContext& ctx, symbolize::Disassembler& disassembler,
+                  std::vector<dwarf::SourceFrame>& frames, ListingChunk& chunk) {
+  const auto& map = ctx.in.probes.map;
+  std::string& s = chunk.text;
+  const elf::SectionHeader& section = *chunk.section;
+  for (const ListingBlock& b : chunk.blocks) {
+    s += '<';
+    s += b.shown;
+    s += ">:\n";
+    // Instruction addresses only grow inside a block: walk the address index alongside.
+    const auto block = map.find(b.start, b.end);
+    const uint32_t* next = block.data();
+    const uint32_t* const block_end = block.data() + block.size();
+    for (uint64_t address = b.start; address < b.end && address >= section.address;) {
+      while (next != block_end && map.probes()[*next].address < address) ++next;
+      for (; next != block_end && map.probes()[*next].address == address; ++next)
+        append_probe_line(s, map, ctx.names, map.probes()[*next]);
+      append_address_column(s, address);
+      const size_t text_start = s.size();
+      const uint64_t off = address - section.address;
+      // Like llvm-profgen, decode from the rest of the section: an instruction may run past
+      // the next symbol's address.
+      size_t size = disassembler.decode(chunk.data.subspan(off), address, s);
+      if (size == 0) {
+        s += "\t<unknown>";
+        size = 1;
+      }
+      if (ctx.in.sources) {  // pad the instruction to 40 columns, then the location
+        const size_t width = s.size() - text_start;
+        if (width < 40) s.append(40 - width, ' ');
+        if (auto ok = ctx.in.sources->frames(address, frames); !ok) {
+          chunk.error = ok.error();
+          return;
+        }
+        append_location(s, frames, ctx.options.canonical_names);
+      }
+      s += '\n';
+      address += size;
+    }
+    s += '\n';
+  }
+}
+
 int run_disassemble(const ProbesOptions& o, const Loaded& in,
                     const std::unordered_set<std::string_view>& wanted) {
   const auto& map = in.probes.map;
   const Names names(map);
-  Out out;
-  std::string& s = out.buf();
+  std::string prologue;
   if (in.probes.has_descriptor_section && in.probes.has_probe_section)
-    append_descriptor_block(s, map, map.has_absolute_records());
-  s += "\nDisassembly of ";
-  s += o.binary;
-  s += ":\n";
-  std::vector<dwarf::SourceFrame> frames;
-  auto disassembler = symbolize::Disassembler::create_x86_64();
-  if (!disassembler) {
-    report_error(o.binary, disassembler.error());
-    return 1;
-  }
+    append_descriptor_block(prologue, map, map.has_absolute_records());
+  prologue += "\nDisassembly of ";
+  prologue += o.binary;
+  prologue += ":\n";
+
+  // Plan every chunk first (section data included), so bad input fails before any output.
+  std::vector<ListingChunk> chunks;
   for (const auto& section : in.elf.sections()) {
     if (!section.is_executable() || section.size == 0) continue;
-    char header[96];
-    std::snprintf(header, sizeof header, " [0x%llx, 0x%llx]:\n\n",
+    ListingChunk head;
+    char range[96];
+    std::snprintf(range, sizeof range, " [0x%llx, 0x%llx]:\n\n",
                   static_cast<unsigned long long>(section.address),
                   static_cast<unsigned long long>(section.address + section.size));
-    s += "\nDisassembly of section ";
-    s += section.name;
-    s += header;
-    if (section.name == ".plt") continue;
+    head.header = "\nDisassembly of section ";
+    head.header += section.name;
+    head.header += range;
+    head.section = &section;
+    if (section.name == ".plt") {
+      chunks.push_back(std::move(head));
+      continue;
+    }
     auto data = in.elf.section_data(section);
     if (!data) {
-      out.flush();
       report_error(o.binary, data.error());
       return 1;
     }
+    head.data = *data;
     std::vector<TextSymbol> syms;
     for (const auto& sym : in.symbols)
       if (sym.is_defined_in_section() && sym.section_index == section.index &&
@@ -288,52 +364,108 @@ int run_disassemble(const ProbesOptions& o, const Loaded& in,
       return a.address != b.address ? a.address < b.address : a.name < b.name;
     });
     const uint64_t section_end = section.address + section.size;
+    ListingChunk current = std::move(head);
+    uint64_t bytes = 0;
     for (size_t i = 0; i < syms.size(); ++i) {
-      const std::string_view shown =
-          o.canonical_names ? probe::canonical_name(syms[i].name) : syms[i].name;
       if (!selected(o, wanted, syms[i].name)) continue;
-      const uint64_t start = syms[i].address;
       const uint64_t end =
           std::min(i + 1 < syms.size() ? syms[i + 1].address : section_end, section_end);
-      s += '<';
-      s += shown;
-      s += ">:\n";
-      // Instruction addresses only grow inside a block: walk the address index alongside.
-      const auto block = map.find(start, end);
-      const uint32_t* next = block.data();
-      const uint32_t* const block_end = block.data() + block.size();
-      for (uint64_t address = start; address < end && address >= section.address;) {
-        while (next != block_end && map.probes()[*next].address < address) ++next;
-        for (; next != block_end && map.probes()[*next].address == address; ++next)
-          append_probe_line(s, map, names, map.probes()[*next]);
-        append_address_column(s, address);
-        const size_t text_start = s.size();
-        const uint64_t off = address - section.address;
-        // Like llvm-profgen, decode from the rest of the section: an instruction may run past
-        // the next symbol's address.
-        size_t size = disassembler->decode(data->subspan(off), address, s);
-        if (size == 0) {
-          s += "\t<unknown>";
-          size = 1;
-        }
-        if (in.sources) {  // pad the instruction to 40 columns, then the location
-          const size_t width = s.size() - text_start;
-          if (width < 40) s.append(40 - width, ' ');
-          if (auto ok = in.sources->frames(address, frames); !ok) {
-            out.flush();
-            report_error(o.binary, ok.error());
-            return 1;
-          }
-          append_location(s, frames, o.canonical_names);
-        }
-        s += '\n';
-        address += size;
-        out.maybe_flush();
+      current.blocks.push_back(ListingBlock{
+          syms[i].address, end,
+          o.canonical_names ? probe::canonical_name(syms[i].name) : syms[i].name});
+      if (end > syms[i].address) bytes += end - syms[i].address;
+      if (bytes >= kChunkBytes) {
+        ListingChunk next;
+        next.section = current.section;
+        next.data = current.data;
+        chunks.push_back(std::move(current));
+        current = std::move(next);
+        bytes = 0;
       }
-      s += '\n';
     }
+    if (!current.blocks.empty() || !current.header.empty()) chunks.push_back(std::move(current));
   }
-  return 0;
+
+  unsigned threads = o.threads;
+  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(1, chunks.size())));
+  std::vector<symbolize::Disassembler> disassemblers;
+  for (unsigned t = 0; t < threads; ++t) {
+    auto d = symbolize::Disassembler::create_x86_64();
+    if (!d) {
+      report_error(o.binary, d.error());
+      return 1;
+    }
+    disassemblers.push_back(std::move(*d));
+  }
+  const ListingContext ctx{o, in, names};
+  std::fwrite(prologue.data(), 1, prologue.size(), stdout);
+  auto emit = [&](ListingChunk& c) -> bool {
+    if (c.error) {
+      std::fflush(stdout);
+      report_error(o.binary, *c.error);
+      return false;
+    }
+    std::fwrite(c.header.data(), 1, c.header.size(), stdout);
+    std::fwrite(c.text.data(), 1, c.text.size(), stdout);
+    std::string().swap(c.text);
+    return true;
+  };
+  if (threads == 1) {
+    std::vector<dwarf::SourceFrame> frames;
+    for (auto& c : chunks) {
+      if (c.data.data() != nullptr || !c.blocks.empty()) format_chunk(ctx, disassemblers[0], frames, c);
+      if (!emit(c)) return 1;
+    }
+    return 0;
+  }
+  // Workers take chunks in order, at most `window` ahead of the writer (bounded memory).
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next = 0, written = 0;
+  const size_t window = 2 * threads;
+  bool stop = false;
+  auto work = [&](symbolize::Disassembler& disassembler) {
+    std::vector<dwarf::SourceFrame> frames;
+    while (true) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || next >= chunks.size() || next < written + window; });
+        if (stop || next >= chunks.size()) return;
+        i = next++;
+      }
+      format_chunk(ctx, disassembler, frames, chunks[i]);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        chunks[i].done = true;
+      }
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, std::ref(disassemblers[t]));
+  int status = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return chunks[i].done; });
+    }
+    if (!emit(chunks[i])) {
+      status = 1;
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+      break;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      written = i + 1;
+    }
+    changed.notify_all();
+  }
+  changed.notify_all();
+  for (auto& t : pool) t.join();
+  return status;
 }
 
 // Symbol ranges selected by --functions (for the views without disassembly).
@@ -564,6 +696,9 @@ void add_probes_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--source-locations", options->source_locations,
                 "Show the DWARF inline frames of each address (llvm-profgen's "
                 "--show-source-locations); JSON adds file, line and column");
+  cmd->add_option("-j,--threads", options->threads,
+                  "Threads formatting the --disassemble listing (default: one per CPU, at "
+                  "most 8; the output does not depend on it)");
   cmd->add_flag("--emulate-llvm22-mixed", options->emulate_llvm22,
                 "Decode binaries mixing LLVM 14 and 22 objects as llvm-profgen 22 does "
                 "(misplacing probes)");
