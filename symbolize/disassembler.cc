@@ -163,9 +163,9 @@ bool is_hex_digit(char c) {
 // LLVM prints negative); 32-bit values from 2^31 stay hex (LLVM's sign depends on the
 // encoding). Capstone's "(%rax, %rax)" loses the space after the comma, as LLVM prints it.
 void append_operands_llvm_style(std::string& out, const char* ops, const uint8_t* bytes,
-                                size_t size) {
+                                size_t size, int operand_bits) {
   // Registers and branch targets only (most operands): nothing to rewrite.
-  if (std::strpbrk(ops, "$(") == nullptr) {
+  if (std::strpbrk(ops, "$(:") == nullptr) {
     out += ops;
     return;
   }
@@ -213,8 +213,27 @@ void append_operands_llvm_style(std::string& out, const char* ops, const uint8_t
       ++end;
       ++count;
     }
-    const bool displacement = !imm && *end == '(';
-    const bool negative64 = imm && count == 16 && (value >> 63) != 0;
+    // A displacement: hex right before '(', or a segment-relative absolute address ("%fs:0x28").
+    const bool displacement = !imm && (*end == '(' || (p > ops && p[-1] == ':'));
+    // An imm64 (movabsq: the last 8 bytes of the encoding) prints as a signed decimal.
+    const bool imm64 = imm && size >= 8 && load_le<uint64_t>(bytes + size - 8) == value;
+    const bool negative64 = imm && ((count == 16 && (value >> 63) != 0) || imm64);
+    // 8-bit operations print their immediate signed ("cmpb $-11"); 16-bit ones print a
+    // sign-extended imm8 negative and a full imm16 unsigned, like the 32-bit rule below.
+    if (imm && operand_bits == 8 && value >= 0x80 && value <= 0xff) {
+      out += "$-";
+      out += std::to_string(0x100 - value);
+      p = end;
+      continue;
+    }
+    if (imm && operand_bits == 16 && value >= 0xff80 && value <= 0xffff && size >= 2 &&
+        load_le<uint16_t>(bytes + size - 2) != value &&
+        bytes[size - 1] == static_cast<uint8_t>(value & 0xff)) {
+      out += "$-";
+      out += std::to_string(0x10000 - value);
+      p = end;
+      continue;
+    }
     // A 32-bit value from 2^31: LLVM prints an imm32 unsigned, a sign-extended imm8 negative.
     // The immediate is the last field of the encoding, so compare it with the last bytes.
     bool unsigned32 = false, negative32 = false;
@@ -230,14 +249,15 @@ void append_operands_llvm_style(std::string& out, const char* ops, const uint8_t
       continue;
     }
     if (count == 0 || count > 16 ||
-        (imm && value >= (uint64_t{1} << 31) && !negative64 && !unsigned32) ||
+        (imm && value >= (uint64_t{1} << 31) && !negative64 && !unsigned32 && !imm64) ||
         (!imm && !displacement)) {
       out.append(p, static_cast<size_t>(end - p));
       p = end;
       continue;
     }
     if (imm) out += '$';
-    out += negative64 ? std::to_string(static_cast<int64_t>(value)) : std::to_string(value);
+    out += negative64 || imm64 ? std::to_string(static_cast<int64_t>(value))
+                               : std::to_string(value);
     p = end;
   }
 }
@@ -254,6 +274,38 @@ bool is_shift_by_one(const uint8_t* bytes, size_t size) {
   return false;
 }
 
+// Width of the operation for immediates that LLVM prints signed: the ALU and move
+// mnemonics with a b (8-bit) or w (16-bit) suffix; 0 for everything else.
+int narrow_operand_bits(std::string_view mnemonic) {
+  static constexpr std::string_view kAlu[] = {"add", "or",  "adc", "sbb", "and", "sub",
+                                              "xor", "cmp", "mov", "test", "imul", "push"};
+  if (mnemonic.size() < 3) return 0;
+  const char suffix = mnemonic.back();
+  if (suffix != 'b' && suffix != 'w') return 0;
+  const std::string_view stem = mnemonic.substr(0, mnemonic.size() - 1);
+  for (std::string_view alu : kAlu)
+    if (stem == alu) return suffix == 'b' ? 8 : 16;
+  return 0;
+}
+
+// A REX prefix with W=1 among the prefixes (legacy encodings only).
+bool has_rex_w(const uint8_t* bytes, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    const uint8_t b = bytes[i];
+    if (b >= 0x40 && b <= 0x4f) return (b & 0x08) != 0;
+    if (!(b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x3e ||
+          b == 0x26 || b == 0x64 || b == 0x65 || b == 0x36))
+      return false;
+  }
+  return false;
+}
+
+// String instructions whose destination LLVM prints with the %es: segment.
+bool writes_es_rdi(std::string_view op) {
+  return op.rfind("stos", 0) == 0 || op.rfind("movs", 0) == 0 || op.rfind("scas", 0) == 0 ||
+         op.rfind("cmps", 0) == 0 || op.rfind("ins", 0) == 0;
+}
+
 }  // namespace
 
 size_t Disassembler::decode(Bytes code, uint64_t address, std::string& out) {
@@ -262,19 +314,60 @@ size_t Disassembler::decode(Bytes code, uint64_t address, std::string& out) {
     out += cached;
     return length;
   }
+  // LLVM decodes a lock prefix as an instruction of its own ("lock", then "xaddl ...").
+  if (code.size() >= 2 && code[0] == 0xf0) {
+    out += "\tlock";
+    return 1;
+  }
   const uint8_t* p = code.data();
   size_t size = code.size();
   uint64_t at = address;
   if (!cs_disasm_iter(impl_->handle, &p, &size, &at, impl_->insn)) return 0;
   const size_t start = out.size();
+  const uint8_t* bytes = impl_->insn->bytes;
+  const size_t length = impl_->insn->size;
+  std::string_view mnemonic = impl_->insn->mnemonic;
+  std::string_view ops = impl_->insn->op_str;
   out += '\t';
-  out += impl_->insn->mnemonic;
-  if (impl_->insn->op_str[0] != '\0') {
+  // "rep stosq" -> "rep\t\tstosq" (LLVM prints the prefix, two tabs, the instruction).
+  bool es_destination = false;
+  if (const size_t space = mnemonic.find(' '); space != std::string_view::npos &&
+                                               mnemonic.rfind("rep", 0) == 0) {
+    out += mnemonic.substr(0, space);
+    out += "\t\t";
+    mnemonic = mnemonic.substr(space + 1);
+    es_destination = writes_es_rdi(mnemonic);
+  }
+  // Register forms of cvtsi2s{s,d}: LLVM drops the l/q suffix (the register names the size).
+  if ((mnemonic == "cvtsi2ssl" || mnemonic == "cvtsi2ssq" || mnemonic == "cvtsi2sdl" ||
+       mnemonic == "cvtsi2sdq" || mnemonic == "vcvtsi2ssl" || mnemonic == "vcvtsi2ssq" ||
+       mnemonic == "vcvtsi2sdl" || mnemonic == "vcvtsi2sdq") &&
+      !ops.empty() && ops[0] == '%') {
+    mnemonic.remove_suffix(1);
+  }
+  if (mnemonic == "movd" && has_rex_w(bytes, length)) {
+    out += "movq";  // 66 REX.W 0F 6E/7E moves 64 bits: LLVM spells it movq
+  } else if (mnemonic == "pushq" && bytes[0] == 0x66) {
+    out += "pushw";  // capstone 4 ignores the operand-size prefix of push imm
+  } else {
+    out += mnemonic;
+  }
+  if (!ops.empty()) {
     out += '\t';
-    const char* ops = impl_->insn->op_str;
-    if (is_shift_by_one(impl_->insn->bytes, impl_->insn->size) && std::strncmp(ops, "$1, ", 4) == 0)
-      ops += 4;  // LLVM prints the implicit count of D0/D1 shifts as nothing ("shrl %ecx")
-    append_operands_llvm_style(out, ops, impl_->insn->bytes, impl_->insn->size);
+    if (is_shift_by_one(bytes, length) && ops.rfind("$1, ", 0) == 0)
+      ops.remove_prefix(4);  // LLVM prints the implicit count of D0/D1 shifts as nothing
+    std::string es_ops;
+    if (es_destination) {  // the (%rdi) destination gets its %es: segment
+      const size_t rdi = ops.rfind("(%rdi)");
+      if (rdi != std::string_view::npos && (rdi < 4 || ops.substr(rdi - 4, 4) != "%es:")) {
+        es_ops.assign(ops.substr(0, rdi));
+        es_ops += "%es:";
+        es_ops += ops.substr(rdi);
+        ops = es_ops;
+      }
+    }
+    const std::string ops_z(ops);  // NUL-terminated for the rewriter
+    append_operands_llvm_style(out, ops_z.c_str(), bytes, length, narrow_operand_bits(mnemonic));
   }
   impl_->cache.insert(code.data(), impl_->insn->size,
                       std::string_view(out).substr(start));
