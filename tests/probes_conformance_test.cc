@@ -265,7 +265,9 @@ TEST_P(ProbesListing, SourceLocationsMatchLlvmProfgen) {
   const auto aw = lines(actual_with.out), ap = lines(actual.out);
   for (size_t i = 0; i < std::min(aw.size(), ap.size()); ++i) {
     auto it = with_by_plain.find(ap[i]);
-    if (it != with_by_plain.end()) EXPECT_EQ(it->second, aw[i]) << b.name;
+    if (it != with_by_plain.end()) {
+      EXPECT_EQ(it->second, aw[i]) << b.name;
+    }
   }
 }
 

@@ -198,7 +198,9 @@ TEST(LineTable, EveryPrefixFailsCleanly) {
       std::string cut = full.substr(0, n);
       auto t = LineTable::parse(sec(cut), 0, sec(line_str), Section{});
       EXPECT_FALSE(t.has_value()) << n;
-      if (!t.has_value()) EXPECT_LE(t.error().offset, n) << n << ": " << t.error().message;
+      if (!t.has_value()) {
+        EXPECT_LE(t.error().offset, n) << n << ": " << t.error().message;
+      }
     }
     // A unit_length shorter than the data: the program is cut, whatever the opcode.
     for (size_t n = 0; n + 4 < full.size(); ++n) {
