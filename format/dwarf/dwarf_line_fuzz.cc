@@ -1,6 +1,6 @@
 // Property: the .debug_line decoder never crashes, hangs or reads past its input, and what it
-// accepts is consistent: sequences are sorted by end address, name rows inside the matrix,
-// and a lookup returns a row of the sequence that contains the address.
+// accepts is consistent: sequences are sorted by end address and name rows inside the
+// matrix, and a lookup inside a sequence returns nothing or a row at or below the address.
 // Input: the bytes of a .debug_line section; every unit is decoded in turn (seeds: the probe
 // conformance test writes the sections of its builds to seeds/dwarf_line_fuzz/).
 #include <cstddef>
@@ -27,9 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (s.high < previous_high || s.low >= s.high) std::abort();
       if (s.first_row >= s.end_row || s.end_row > t->rows().size()) std::abort();
       previous_high = s.high;
+      // Overlapping sequences (malformed) can hide one another, as in LLVM's lookup, so a
+      // miss is allowed; a hit must be a row at or below the address.
       for (uint64_t a : {s.low, s.high - 1, s.low + (s.high - s.low) / 2}) {
         const LineRow* r = t->lookup(a);
-        if (r == nullptr || r->address > a) std::abort();
+        if (r != nullptr && r->address > a) std::abort();
       }
     }
     for (uint64_t f = 0; f < 4; ++f) (void)t->file_path(f, "/cwd");
