@@ -3,7 +3,6 @@
 #include "report/pprof_export.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "profile.pb.h"
+#include "report/testing/browser.h"
 #include "report/testing/sample_heap_profile.h"
 
 namespace profkit::report {
@@ -34,11 +34,6 @@ std::string run(const std::string& command, int* status = nullptr) {
   return out;
 }
 
-std::string write_temp(const std::string& name, const std::string& bytes) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
 
 // protoc's text format of the gzipped output, decoded with pprof's schema.
 std::string protoc_decode(const std::string& gz_path) {
@@ -86,7 +81,7 @@ Decoded parse_text(const std::string& text) {
 
 TEST(PprofExport, ProtocDecodesTotalsEqualToTheProfile) {
   const HeapProfile profile = testing::sample_heap_profile();
-  const std::string path = write_temp("sample.pb.gz", pprof_profile_gz(profile));
+  const std::string path = testing::write_temp_file("sample.pb.gz", pprof_profile_gz(profile));
   const Decoded d = parse_text(protoc_decode(path));
 
   ASSERT_EQ(d.sample_types.size(), 4u);
@@ -172,9 +167,9 @@ TEST(PprofExport, SamplesCarryTheVerdictAsALabel) {
 // bytes (context 3: cache_entry, 1 MiB), the total, and marks inlined frames.
 TEST(PprofExport, PprofTopListsTheSites) {
   const HeapProfile profile = testing::sample_heap_profile();
-  const std::string path = write_temp("top.pb.gz", pprof_profile_gz(profile));
+  const std::string path = testing::write_temp_file("top.pb.gz", pprof_profile_gz(profile));
   int status = -1;
-  const std::string top = run(std::string("HOME=") + ::testing::TempDir() + " " + kPprof +
+  const std::string top = run(std::string("HOME=") + PROFKIT_BINARY_DIR "/testwork/report_exports" + " " + kPprof +
                                   " -top -nodefraction=0 -unit=B -sample_index=alloc_space '" + path + "' 2>&1",
                               &status);
   ASSERT_EQ(status, 0) << top;
@@ -183,7 +178,7 @@ TEST(PprofExport, PprofTopListsTheSites) {
   EXPECT_NE(top.find("1048576B"), std::string::npos) << top;  // cache_entry's flat bytes
   EXPECT_NE(top.find("cache_entry()"), std::string::npos) << top;
   EXPECT_NE(top.find("make_buffer(unsigned long) (inline)"), std::string::npos) << top;
-  const std::string objects = run(std::string("HOME=") + ::testing::TempDir() + " " + kPprof +
+  const std::string objects = run(std::string("HOME=") + PROFKIT_BINARY_DIR "/testwork/report_exports" + " " + kPprof +
                                       " -top -nodefraction=0 -sample_index=alloc_objects '" + path + "' 2>&1",
                                   &status);
   ASSERT_EQ(status, 0) << objects;

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,9 +24,13 @@ inline std::string run_command(const std::string& command, int* status) {
   return out;
 }
 
+// Writes PROFKIT_BINARY_DIR/testwork/report_exports/NAME, replacing an earlier run's file (so
+// runs do not pile files up) and kept for inspection. Each test uses its own names.
 inline std::string write_temp_file(const std::string& name, const std::string& bytes) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << bytes;
+  const std::string dir = PROFKIT_BINARY_DIR "/testwork/report_exports";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   return path;
 }
 
