@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <atomic>
 
@@ -159,7 +160,7 @@ void record_range(uintptr_t addr, uint64_t size);
 
 // ---- time and cpu ------------------------------------------------------------------------
 uint32_t now_ms();
-void init_clock(const struct timespec& origin);  // at init, after g.time_origin_sec
+void init_clock(const timespec& origin);  // at init, after g.time_origin_sec
 uint32_t current_cpu();
 
 // ---- stacks --------------------------------------------------------------------------

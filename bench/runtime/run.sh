@@ -37,8 +37,10 @@ rss() {  # peak RSS in MiB of one run of "$@"
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 echo
-echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+# The CPU ratios use hyperfine's mean user+system time: on a shared, loaded machine wall time
+# also counts waiting for a CPU, CPU time does not.
+echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | CPU ratio | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for w in kvstore tree strings prodcons; do
   rm -rf raw && mkdir raw
   hyperfine -N -r "$RUNS" --export-json "$w.json" \
@@ -47,14 +49,19 @@ for w in kvstore tree strings prodcons; do
     -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk ./$w.profkit" \
     -n run "$PROFKIT run --output raw/run.raw -- ./$w.plain" \
     -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
-  read -r plain crt pk run ht < <(python3 -c "
+  read -r plain crt pk run ht cplain ccrt cpk crun cht < <(python3 -c "
 import json,sys
-r={x['command']:x['median'] for x in json.load(open('$w.json'))['results']}
-print(r['plain'],r['crt'],r['profkit'],r['run'],r['heaptrack'])")
+res=json.load(open('$w.json'))['results']
+r={x['command']:x['median'] for x in res}
+c={x['command']:x['user']+x['system'] for x in res}
+n=['plain','crt','profkit','run','heaptrack']
+print(*[r[k] for k in n],*[c[k] for k in n])")
   rss_plain=$(rss "./$w.plain")
   rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2 rss "./$w.crt")
   rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2 rss "./$w.profkit")
   python3 -c "
 p,c,k,r,h=$plain,$crt,$pk,$run,$ht
-print('| $w | %.3f | %.3f | %.3f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f |' % (p,c,k,(k-p)/(c-p) if c>p else float('nan'),r,h,(r-p)/(h-p) if h>p else float('nan')))"
+cp,cc,ck,cr,ch=$cplain,$ccrt,$cpk,$crun,$cht
+ratio=lambda a,b,base: (a-base)/(b-base) if b>base else float('nan')
+print('| $w | %.3f | %.3f | %.3f | %.2f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f | %.2f |' % (p,c,k,ratio(k,c,p),ratio(ck,cc,cp),r,h,ratio(r,h,p),ratio(cr,ch,cp)))"
 done
