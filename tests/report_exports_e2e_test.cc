@@ -161,7 +161,8 @@ TEST(ReportExports, UnwritableOutputsFailWithOneLineAndLeaveNoFile) {
   for (const auto& [option, path] : std::vector<std::pair<std::string, std::string>>{
            {"--html", missing}, {"--pprof", is_dir}, {"--dhat", is_dir}}) {
     const CommandResult r = run(sh_quote(profkit_bin()) + " report " + sh_quote(e.raw) +
-                                " --profiled-binary " + sh_quote(e.binary) + " -o /dev/null " +
+                                " --profiled-binary " + sh_quote(e.binary) + " -o " +
+                                sh_quote(e.dir + "/unwritable_text.txt") + " " +
                                 option + " " + sh_quote(path));
     EXPECT_EQ(r.status, 1) << option << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
