@@ -125,7 +125,13 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
     return o.color ? "\033[" + std::string(code) + "m" + text + "\033[0m" : text;
   };
   std::string out;
-  auto line = [&](const std::string& text) { out += text + "\n"; };
+  // Lines are cut to the width; coloured ones are short (a rank, a kind and an id).
+  auto line = [&](const std::string& text) {
+    if (text.find('\033') == std::string::npos && text.size() > static_cast<size_t>(width))
+      out += text.substr(0, static_cast<size_t>(width) - 3) + "...\n";
+    else
+      out += text + "\n";
+  };
   const HeapSummary& b = base.summary;
   const HeapSummary& n = now.summary;
   line(color("1", "base " + base.path + " (" + base.kind + ")"));

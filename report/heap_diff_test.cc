@@ -3,6 +3,7 @@
 #include "report/heap_diff.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -19,7 +20,7 @@ std::string site(const std::string& fn, int line, int count, int size, int lifet
 }
 
 HeapProfile load(const std::string& name, const std::string& sites) {
-  const std::string path = ::testing::TempDir() + "/heap_diff_test_" + name + ".yaml";
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_heap_diff_test_" + name + ".yaml";
   std::ofstream(path) << "---\nHeapProfileRecords:\n  - GUID: main\n    AllocSites:\n" << sites;
   memprof::ClassifyOptions t;
   t.ave_lifetime_cold_threshold_s = 1;
@@ -56,6 +57,18 @@ TEST(HeapDiff, RanksByBytesAndFindsNewAndVanished) {
   EXPECT_EQ(d.changes[1].kind, ChangeKind::added);  // +16 bytes before -8
   EXPECT_EQ(d.changes[2].kind, ChangeKind::vanished);
   EXPECT_EQ(d.changes[2].bytes_delta, -8);
+}
+
+TEST(HeapDiff, TextFitsTheWidth) {
+  const HeapProfile base = load("fit_base", site("main", 1, 4, 64, 40));
+  const HeapProfile now = load("fit_now", site("main", 1, 400000, 64000000, 40));
+  ViewOptions o;
+  o.width = 40;
+  const std::string text = render_diff_text(base, now, diff_heap_profiles(base, now), o);
+  size_t start = 0, lines = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1, ++lines)
+    EXPECT_LE(end - start, 40u) << text.substr(start, end - start);
+  EXPECT_GT(lines, 6u);
 }
 
 TEST(HeapDiff, VerdictFlipIsAChangeEvenWithEqualCounts) {

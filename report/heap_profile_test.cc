@@ -5,6 +5,7 @@
 #include "report/heap_profile.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -43,7 +44,7 @@ HeapProfileRecords:
 )";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/heap_profile_test_" + name;
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_heap_profile_test_" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
