@@ -18,7 +18,7 @@ Unexpected os_error(const std::string& what) {
 }
 }  // namespace
 
-Expected<MappedFile> MappedFile::open(const std::string& path) {
+Expected<MappedFile> MappedFile::open(const std::string& path, Access access) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return os_error("cannot open for reading");
   struct stat st;
@@ -34,7 +34,9 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
   MappedFile file;
   file.path_ = path;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    const int populate = access == Access::whole ? MAP_POPULATE : 0;
+    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | populate,
+                   fd, 0);
     if (p == MAP_FAILED) {
       auto e = os_error("cannot map");
       ::close(fd);

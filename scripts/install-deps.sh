@@ -11,6 +11,7 @@ packages=(
   # libraries
   zlib1g-dev libzstd-dev libxxhash-dev libmd-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
+  libbz2-dev liblzma-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
   # 32-bit producers: clang -m32 builds run under user-mode emulation (kernels may lack IA-32)

@@ -2,6 +2,7 @@
 // used on the raw-read and merge hot paths instead of node-based std::unordered_map.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -24,8 +25,9 @@ class FlatMap {
  public:
   static constexpr uint32_t kMissing = ~uint32_t{0};
 
+  // Empties the map but keeps its slots: refilling it costs no allocation (nor page faults).
   void clear() {
-    slots_.clear();
+    if (size_ != 0) std::fill(slots_.begin(), slots_.end(), Slot{});
     size_ = 0;
   }
   size_t size() const { return size_; }

@@ -142,10 +142,10 @@ Expected<void> read_item_data(Cursor& data, uint64_t version, const std::string&
                                             " exceeds the record data (" +
                                             std::to_string(data.remaining()) + " bytes left)");
     }
+    PROFKIT_TRY_ASSIGN(Bytes counters, data.read_bytes(8 * num_counters, "counters"));
     r.counts.resize(num_counters);
-    for (uint64_t i = 0; i < num_counters; ++i) {
-      PROFKIT_TRY_ASSIGN(r.counts[i], data.read_le<uint64_t>("counter"));
-    }
+    for (uint64_t i = 0; i < num_counters; ++i)
+      r.counts[i] = load_le<uint64_t>(counters.data() + 8 * i);
     if (version >= 11) {
       const uint64_t at = data.offset();
       PROFKIT_TRY_ASSIGN(uint64_t num_bytes, data.read_le<uint64_t>("NumBitmapBytes"));
@@ -216,6 +216,7 @@ Expected<void> read_payload(Cursor c, const IndexedHeader& h, uint64_t version,
   if (num_entries > (h.hash_offset - payload_start) / 26)
     return malformed_at(h.hash_offset + 8, "NumEntries " + std::to_string(num_entries) +
                                                " exceeds the hash-table payload");
+  p.records.reserve(num_entries);  // one record per key, nearly always
   uint64_t nonzero_buckets = 0;
   for (uint64_t off : bucket_offsets) {
     if (off == 0) continue;

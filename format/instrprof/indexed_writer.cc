@@ -12,11 +12,11 @@
 #include "format/instrprof/indexed_writer.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <vector>
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/hash.h"
+#include "format/instrprof/flat_map.h"
 #include "format/instrprof/llvm_order.h"
 #include "format/instrprof/summary.h"
 
@@ -101,25 +101,37 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
                           " cannot be written (choose 7, 11 or 13)");
   const bool llvm14 = version == 7;
 
-  // Names in first-seen order, each with its records in first-seen order.
+  // Names in first-seen order, each with its records in first-seen order: a list threaded
+  // through next_record (most names have one record; no allocation per name).
+  constexpr uint32_t kNone = ~uint32_t{0};
   std::vector<std::string_view> names;
-  std::vector<std::vector<uint32_t>> name_records;
+  std::vector<uint64_t> name_refs;  // MD5 of names[i]
+  std::vector<uint32_t> first_record, last_record;
+  std::vector<uint32_t> next_record(merged.records.size(), kNone);
   {
-    std::unordered_map<std::string_view, uint32_t> at;
+    const bool have_refs = options.name_refs.size() == merged.records.size();
+    FlatMap64 at;
     at.reserve(merged.records.size());
+    names.reserve(merged.records.size());
+    name_refs.reserve(merged.records.size());
     for (uint32_t i = 0; i < merged.records.size(); ++i) {
       const std::string& n = merged.records[i].name;
-      auto [it, inserted] = at.emplace(n, static_cast<uint32_t>(names.size()));
-      if (inserted) {
+      const uint64_t ref = have_refs ? options.name_refs[i] : md5_name_ref(n);
+      const uint32_t name = at.insert(ref, static_cast<uint32_t>(names.size()));
+      if (name == names.size()) {
         names.push_back(n);
-        name_records.emplace_back();
+        name_refs.push_back(ref);
+        first_record.push_back(i);
+        last_record.push_back(i);
+      } else {
+        next_record[last_record[name]] = i;
+        last_record[name] = i;
       }
-      name_records[it->second].push_back(i);
     }
   }
   auto encode = [&](uint32_t name) {
     if (!options.sparse) return true;
-    for (uint32_t i : name_records[name]) {
+    for (uint32_t i = first_record[name]; i != kNone; i = next_record[i]) {
       const Record& r = merged.records[i];
       if (std::any_of(r.counts.begin(), r.counts.end(), [](uint64_t c) { return c != 0; }))
         return true;
@@ -176,7 +188,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
   const size_t num_kinds = llvm14 ? 2 : kNumValueKinds;
   SummaryBuilder summary(!llvm14), cs_summary(!llvm14);
   std::vector<uint64_t> key_hashes(key_order.size());
-  for (size_t i = 0; i < key_order.size(); ++i) key_hashes[i] = md5_name_ref(names[key_order[i]]);
+  for (size_t i = 0; i < key_order.size(); ++i) key_hashes[i] = name_refs[key_order[i]];
   const auto buckets = on_disk_hash_buckets(key_hashes);
   std::vector<uint64_t> bucket_offsets(buckets.size(), 0);
   {
@@ -204,7 +216,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
       const uint32_t name = key_order[item];
       hashes.clear();
       by_hash.clear();
-      for (uint32_t r : name_records[name]) {
+      for (uint32_t r = first_record[name]; r != kNone; r = next_record[r]) {
         const uint64_t h = merged.records[r].hash;
         if (std::find(hashes.begin(), hashes.end(), h) != hashes.end()) continue;
         hashes.push_back(h);

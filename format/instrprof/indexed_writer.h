@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "format/bytes/expected.h"
@@ -16,6 +17,9 @@ struct IndexedWriteOptions {
   // (Done here rather than before writing because LLVM 14's key order depends on every
   // name that was merged, written or not.)
   bool sparse = false;
+  // Optional: the NameRef (MD5) of each record's name, as a Merger knows them; spares
+  // hashing every name again. Ignored unless it has one entry per record.
+  std::span<const uint64_t> name_refs;
 };
 
 // Requires: `merged` lists records in first-seen order (as Merger::finish() returns them),

@@ -58,12 +58,14 @@ class Merger final : public RawSink {
   // warning, a weight other than 1, a value site cut at 255 entries, or repeated target
   // values. A caller that merged chunks in parallel then redoes the merge in one Merger.
   bool order_sensitive() const { return order_sensitive_; }
-  // The merged profile; the Merger is left empty.
-  Profile finish();
+  // The merged profile; the Merger is left empty. name_refs, when given, receives the
+  // NameRef (MD5 of the name) of each record (for IndexedWriteOptions::name_refs).
+  Profile finish(std::vector<uint64_t>* name_refs = nullptr);
 
   // RawSink (used by add_raw).
   Expected<void> on_function(const RawFunction& f) override;
-  void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override;
+  void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names,
+                     std::span<const uint64_t> refs) override;
   void on_image(uint64_t num_data) override;
 
  private:
@@ -82,8 +84,9 @@ class Merger final : public RawSink {
   bool have_kind_ = false;
   uint64_t flags_ = 0;
   std::vector<Record> records_;
-  std::vector<uint64_t> record_refs_;  // key NameRef of records_[i]
-  FlatMapPair index_;  // (NameRef of name, FuncHash) -> records_ index
+  std::vector<KeyPair> record_keys_;  // key (NameRef, FuncHash) of records_[i]
+  FlatMapPair index_;  // record_keys_[i] -> i
+  uint32_t next_ = 0;  // the record after the last one merged: the likely next match
   bool order_sensitive_ = false;
   struct TraceBatch {
     std::vector<TemporalTrace> traces;
@@ -95,8 +98,10 @@ class Merger final : public RawSink {
   uint64_t trace_stream_size_ = 0;
   std::mt19937_64 rng_{0x70726f666b6974ull};
   std::unordered_set<uint64_t> name_tables_seen_;
-  std::unordered_set<std::string> extra_name_set_;
+  // Names the inputs define (name tables, extra_names) with their NameRefs, in first-seen
+  // order and possibly repeated: finish() keeps the first of each that no record has.
   std::vector<std::string> extra_names_;
+  std::vector<uint64_t> extra_refs_;
   std::vector<ValueData> scratch_;
   std::vector<ValueData> merged_;
 };

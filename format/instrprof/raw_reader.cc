@@ -133,13 +133,15 @@ Expected<void> RawReader::decode_names(Bytes section, uint64_t offset, NameTable
   table.storage.clear();
   table.spans.clear();
   table.by_ref.clear();
+  table.refs.clear();
   std::string scratch;
   auto decoded = for_each_name(section, offset, scratch, [&](std::string_view name) {
     const uint32_t index = static_cast<uint32_t>(table.spans.size());
     table.spans.emplace_back(static_cast<uint32_t>(table.storage.size()),
                              static_cast<uint32_t>(name.size()));
     table.storage.append(name);
-    table.by_ref.insert(md5_name_ref(name), index);
+    table.refs.push_back(md5_name_ref(name));
+    table.by_ref.insert(table.refs.back(), index);
   });
   if (!decoded) {
     table.section.clear();  // do not cache a half-decoded table
@@ -251,7 +253,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   if (names_out) {
     for (const auto& [off, size] : names_.spans) names_out->emplace_back(names_.storage, off, size);
   }
-  sink.on_name_table(names_.fingerprint, names_.views);
+  sink.on_name_table(names_.fingerprint, names_.views, names_.refs);
 
   // VTables and their names (spec 1.13).
   std::vector<VTableRange> vtables;
@@ -324,27 +326,57 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
 
   // Address -> NameRef for indirect-call targets (spec 1.12), built on the first record
   // that has value sites.
-  std::vector<uint64_t> address_refs;
   bool address_map_built = false;
+  const uint64_t function_ptr_at = 16 + ptr_size + (version >= 10 ? ptr_size : 0);
   auto build_address_map = [&] {
     address_map_built = true;
+    // The runs of one program list the same data records, and loading it elsewhere (ASLR)
+    // moves every function pointer by one bias: then the previous input's map serves,
+    // shifted. Checking that is a sequential pass; rebuilding the map is 20 000 random
+    // inserts for a large program.
+    if (h.num_data > 0 && address_keys_.size() == h.num_data) {
+      bool same = true, have_bias = false;
+      uint64_t bias = 0;
+      for (uint64_t i = 0; i < h.num_data && same; ++i) {
+        const uint64_t o = data_off + i * record_size;
+        const uint64_t ref = u64_at(o), fp = ptr_at(o + function_ptr_at);
+        const auto& [known_ref, known_fp] = address_keys_[i];
+        if (ref != known_ref || (fp == 0) != (known_fp == 0)) {
+          same = false;
+        } else if (fp != 0) {
+          if (!have_bias) bias = fp - known_fp;
+          have_bias = true;
+          same = fp - known_fp == bias;
+        }
+      }
+      if (same) {
+        address_bias_ = bias;
+        return;
+      }
+    }
+    address_bias_ = 0;
     address_to_ref_.clear();
+    address_to_ref_.reserve(h.num_data);
+    address_refs_.clear();
+    address_keys_.clear();
+    address_keys_.reserve(h.num_data);
     for (uint64_t i = 0; i < h.num_data; ++i) {
       const DataRecord d = record_at(i);
+      address_keys_.emplace_back(d.name_ref, d.function_ptr);
       if (d.function_ptr == 0) continue;
       const uint32_t at = address_to_ref_.insert(d.function_ptr,
-                                                 static_cast<uint32_t>(address_refs.size()));
-      if (at == address_refs.size()) {
-        address_refs.push_back(d.name_ref);
+                                                 static_cast<uint32_t>(address_refs_.size()));
+      if (at == address_refs_.size()) {
+        address_refs_.push_back(d.name_ref);
       } else {
-        address_refs[at] = std::min(address_refs[at], d.name_ref);  // LLVM: sorted, first
+        address_refs_[at] = std::min(address_refs_[at], d.name_ref);  // LLVM: sorted, first
       }
     }
   };
   auto remap = [&](uint32_t kind, uint64_t value) -> uint64_t {
     if (kind == 0) {
-      const uint32_t at = address_to_ref_.find(value);
-      return at == FlatMap64::kMissing ? 0 : address_refs[at];
+      const uint32_t at = address_to_ref_.find(value - address_bias_);
+      return at == FlatMap64::kMissing ? 0 : address_refs_[at];
     }
     if (kind == 2) {
       auto it = std::upper_bound(vtables.begin(), vtables.end(), value,

@@ -61,10 +61,12 @@ class RawSink {
   virtual Expected<void> on_function(const RawFunction& function) = 0;
   // Called at the start of each image with its number of data records (a capacity hint).
   virtual void on_image(uint64_t /*num_data*/) {}
-  // Called once per image before its functions: the image's name-table names and a
-  // fingerprint of the names section (equal sections give equal fingerprints).
+  // Called once per image before its functions: the image's name-table names with their
+  // NameRefs (MD5), and a fingerprint of the names section (equal sections give equal
+  // fingerprints).
   virtual void on_name_table(uint64_t /*fingerprint*/,
-                             std::span<const std::string_view> /*names*/) {}
+                             std::span<const std::string_view> /*names*/,
+                             std::span<const uint64_t> /*refs*/) {}
 };
 
 // What a raw file says besides its functions.
@@ -93,6 +95,7 @@ class RawReader {
     std::vector<std::pair<uint32_t, uint32_t>> spans;  // offset, size in storage
     FlatMap64 by_ref;                // NameRef -> index in spans
     std::vector<std::string_view> views;  // into storage
+    std::vector<uint64_t> refs;           // NameRef of views[i]
     uint64_t fingerprint = 0;
   };
   static bool lookup_name(const void* ctx, uint64_t name_ref, std::string_view* name);
@@ -107,7 +110,13 @@ class RawReader {
   std::vector<uint8_t> sites_;
   std::vector<ValueData> values_;
   std::vector<std::pair<uint64_t, uint64_t>> timestamps_;  // (timestamp, NameRef)
+  // Indirect-call targets of the image that last built them: function address -> index in
+  // address_refs_ (its NameRef), and each data record's (NameRef, FunctionPointer), which
+  // tell whether a later image of the same program can reuse them with a load bias.
   FlatMap64 address_to_ref_;
+  std::vector<uint64_t> address_refs_;
+  std::vector<std::pair<uint64_t, uint64_t>> address_keys_;
+  uint64_t address_bias_ = 0;  // current image's addresses minus address_to_ref_'s
 };
 
 // Decodes a whole raw profile into a Profile (records in storage order). extra_names holds

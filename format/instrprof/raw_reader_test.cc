@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -272,10 +273,13 @@ TEST(RawReader, StreamingReaderReusesItsNameTableAcrossFiles) {
       ++functions;
       return {};
     }
-    void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names) override {
+    void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names,
+                       std::span<const uint64_t> refs) override {
       ++tables;
       fingerprints.push_back(fingerprint);
       EXPECT_FALSE(names.empty());
+      ASSERT_EQ(refs.size(), names.size());
+      for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(refs[i], md5_name_ref(names[i]));
     }
   } sink;
   RawReader reader;
@@ -284,6 +288,36 @@ TEST(RawReader, StreamingReaderReusesItsNameTableAcrossFiles) {
   EXPECT_EQ(sink.tables, 2u);
   EXPECT_EQ(sink.fingerprints[0], sink.fingerprints[1]);  // same program, same names
   EXPECT_EQ(sink.functions, 14u);
+}
+
+// The streaming reader keeps the indirect-call target map of one file for the next file of
+// the same program (shifted by the load bias) and must rebuild it for any other file: each
+// file's remapped targets equal what a fresh reader gives.
+TEST(RawReader, StreamingReaderRemapsTargetsOfEachFileLikeAFreshReader) {
+  struct Collect final : RawSink {
+    std::vector<ValueData> values;
+    Expected<void> on_function(const RawFunction& f) override {
+      values.insert(values.end(), f.values.begin(), f.values.end());
+      return {};
+    }
+  };
+  RawReader shared;
+  for (const char* name : {"vp22.profraw", "vp22b.profraw", "vp14.profraw", "vp22b.profraw",
+                           "simple22.profraw", "vp22.profraw"}) {
+    const std::string bytes = testdata(name);
+    Collect reused, fresh;
+    ASSERT_TRUE(shared.read(as_bytes(bytes), reused)) << name;
+    RawReader once;
+    ASSERT_TRUE(once.read(as_bytes(bytes), fresh)) << name;
+    EXPECT_EQ(reused.values, fresh.values) << name;
+    if (std::string_view(name).starts_with("vp")) {
+      EXPECT_FALSE(fresh.values.empty()) << name;
+      // Indirect-call targets are remapped to NameRefs: some must be known functions.
+      EXPECT_TRUE(std::any_of(fresh.values.begin(), fresh.values.end(),
+                              [](const ValueData& v) { return v.value != 0; }))
+          << name;
+    }
+  }
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     return 1;
   }
 
-  auto file = MappedFile::open(cmd.input);
+  auto file = MappedFile::open(cmd.input, MappedFile::Access::whole);
   if (!file) {
     report_error(cmd.input, file.error());
     return 1;
@@ -95,6 +95,8 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
       report_error("cannot write to standard output");
       return 1;
     }
+    keep_until_exit(std::move(*profile));  // see keep_until_exit
+    keep_until_exit(std::move(*file));
     return 0;
   }
   auto out = OutputFile::create(cmd.output);
@@ -117,6 +119,8 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     report_error(cmd.output, c.error());
     return 1;
   }
+  keep_until_exit(std::move(*profile));  // see keep_until_exit
+  keep_until_exit(std::move(*file));
   return 0;
 }
 

@@ -1,7 +1,11 @@
 // `profkit`: git-style front end. The subcommands live in cmd_*.cc and register themselves.
+#include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <utility>
@@ -16,6 +20,29 @@ std::vector<std::pair<int, AddCommand>>& registry() {
   static std::vector<std::pair<int, AddCommand>> commands;
   return commands;
 }
+// Page faults are the largest single cost of merging or showing a big profile on a VM (each
+// is an exit to the hypervisor, ~7 us on the benchmark machine; a 20 000-function merge
+// touches ~19 MB of heap: 4 500 faults, a third of a 50-input merge). This keeps the heap in
+// one region that grows in 64 MiB steps, never shrinks, and that the kernel may back with
+// 2 MiB pages (what glibc's glibc.malloc.hugetlb=1 tunable does, which only the environment
+// can set). Advice only: with transparent huge pages off, nothing changes.
+void use_huge_pages_for_the_heap() {
+#ifndef PROFKIT_CLI_SANITIZED  // the sanitizer's allocator is not glibc's
+  constexpr size_t kPad = size_t{64} << 20;
+  mallopt(M_TOP_PAD, static_cast<int>(kPad));
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kPad));
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum: big buffers stay in the heap too
+  mallopt(M_ARENA_MAX, 1);              // threads share it (they allocate little per input)
+  void* probe = std::malloc(1 << 20);   // grows the heap by the pad
+  if (probe == nullptr) return;
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(probe) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  std::free(probe);
+#endif
+}
+
 }  // namespace
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) {
@@ -42,6 +69,7 @@ void report_warning(std::string_view file, std::string_view message) {
 
 int main(int argc, char** argv) {
   using namespace profkit::cli;
+  use_huge_pages_for_the_heap();
   CLI::App app{"profkit: heap profiling and PGO profile toolchain, compatible with LLVM's formats",
                "profkit"};
   app.require_subcommand(1);
