@@ -237,6 +237,23 @@ TEST(ShowCli, TruncatedInputIsAOneLineErrorAndNoOutputFile) {
   EXPECT_EQ(run(std::string(kProfdata22) + " show " + sh_quote(bad)).status, 1);
 }
 
+TEST(ShowCli, EmptyFileIsAOneLineErrorLikeLlvmProfdata) {
+  const std::string dir = work_dir("show-empty");
+  const std::string empty = dir + "/empty.profraw";
+  write_file(empty, "");
+  const CommandResult llvm = run(std::string(kProfdata22) + " show " + sh_quote(empty));
+  EXPECT_EQ(llvm.status, 1);
+  EXPECT_NE(llvm.err.find("empty raw profile file"), std::string::npos) << llvm.err;
+  const std::string out = dir + "/never.txt";
+  const CommandResult r = run(sh_quote(profkit_bin()) + " show --all-functions -o " +
+                              sh_quote(out) + " " + sh_quote(empty));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.find(empty + ":0: error: empty profile file"), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(file_exists(out));
+}
+
 TEST(ShowCli, MissingFileIsAnError) {
   const CommandResult r = run(sh_quote(profkit_bin()) + " show /nonexistent/x.profdata");
   EXPECT_EQ(r.status, 1);

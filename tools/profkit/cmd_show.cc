@@ -81,6 +81,13 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     report_error(cmd.input, file.error());
     return 1;
   }
+  // llvm-profdata: "empty raw profile file", exit 1 (a text profile has at least a line end).
+  if (file->bytes().empty()) {
+    report_error(cmd.input, Error{ErrorCode::truncated, 0,
+                                  "empty profile file: expected a raw, indexed or text IR-PGO "
+                                  "profile"});
+    return 1;
+  }
   auto profile = instrprof::read_profile(file->bytes());
   if (!profile) {
     report_error(cmd.input, profile.error());
