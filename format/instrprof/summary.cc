@@ -2,6 +2,7 @@
 #include "format/instrprof/summary.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace profkit::instrprof {
 
@@ -20,7 +21,13 @@ void SummaryBuilder::add_record(const Record& record) {
     }
     totals_.max_block_count = std::max(totals_.max_block_count, c);
     totals_.total_block_count += c;  // wraps like LLVM's uint64_t sum
-    if (!totals_only_) ++count_frequency_[c];
+    if (totals_only_) continue;
+    if (c < kSmallCounts) {
+      if (small_frequency_.empty()) small_frequency_.assign(kSmallCounts, 0);
+      ++small_frequency_[c];
+    } else {
+      large_counts_.push_back(c);
+    }
   }
 }
 
@@ -28,18 +35,37 @@ Summary SummaryBuilder::finish(std::span<const uint32_t> cutoffs) const {
   Summary s = totals_;
   s.detailed.clear();
   s.detailed.reserve(cutoffs.size());
+  // Distinct counter values from the largest down, each with how many counters hold it.
+  std::vector<uint64_t> large = large_counts_;
+  std::sort(large.begin(), large.end(), std::greater<>());
+  size_t large_at = 0;
+  uint64_t small_at = small_frequency_.empty() ? 0 : kSmallCounts;  // next value: small_at - 1
+  auto next = [&](uint64_t& value, uint64_t& frequency) {
+    if (large_at < large.size()) {
+      value = large[large_at];
+      frequency = 0;
+      while (large_at < large.size() && large[large_at] == value) ++frequency, ++large_at;
+      return true;
+    }
+    while (small_at > 0 && small_frequency_[small_at - 1] == 0) --small_at;
+    if (small_at == 0) return false;
+    --small_at;
+    value = small_at;
+    frequency = small_frequency_[small_at];
+    return true;
+  };
   unsigned __int128 sum = 0;
   uint64_t seen = 0;
   uint64_t last = 0;
-  auto it = count_frequency_.begin();
+  bool more = true;
   for (const uint32_t cutoff : cutoffs) {
     const unsigned __int128 desired =
         static_cast<unsigned __int128>(s.total_block_count) * cutoff / 1000000;
-    while (sum < desired && it != count_frequency_.end()) {
-      sum += static_cast<unsigned __int128>(it->first) * it->second;
-      seen += it->second;
-      last = it->first;
-      ++it;
+    uint64_t value = 0, frequency = 0;
+    while (sum < desired && more && (more = next(value, frequency))) {
+      sum += static_cast<unsigned __int128>(value) * frequency;
+      seen += frequency;
+      last = value;
     }
     s.detailed.push_back({cutoff, last, seen});
   }

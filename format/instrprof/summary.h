@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <span>
 #include <vector>
 
@@ -58,7 +57,11 @@ class SummaryBuilder {
   bool skip_pseudo_;
   bool totals_only_ = false;
   Summary totals_;
-  std::map<uint64_t, uint64_t, std::greater<>> count_frequency_;  // count -> how many
+  // The counters seen, for the cutoffs: small values counted in a flat histogram, the others
+  // listed and sorted by finish() (an ordered map was most of the indexed writer's time).
+  static constexpr uint64_t kSmallCounts = 4096;
+  std::vector<uint64_t> small_frequency_;  // [c] = how many counters equal c < kSmallCounts
+  std::vector<uint64_t> large_counts_;     // counters >= kSmallCounts, in no order
 };
 
 }  // namespace profkit::instrprof
