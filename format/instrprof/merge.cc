@@ -56,12 +56,15 @@ Pseudo pseudo_kind(std::span<const uint64_t> counts) {
   return Pseudo::none;
 }
 
-// A Record seen through the same view the raw reader produces.
+// A Record seen through the same view the raw reader produces. One view is reused for
+// many records (its buffers keep their capacity).
 struct RecordView {
   RawFunction f;
   std::array<std::vector<uint8_t>, kNumValueKinds> sizes;
   std::vector<ValueData> values;
-  RecordView(const Record& r, uint64_t name_ref) {
+  void assign(const Record& r, uint64_t name_ref) {
+    f = RawFunction();
+    values.clear();
     f.name = r.name;
     f.name_ref = name_ref;
     f.name_known = true;
@@ -69,6 +72,7 @@ struct RecordView {
     f.counts = r.counts;
     f.bitmap = r.bitmap;
     for (size_t k = 0; k < kNumValueKinds; ++k) {
+      sizes[k].clear();
       for (const ValueSite& s : r.value_sites[k]) {
         sizes[k].push_back(static_cast<uint8_t>(std::min<size_t>(s.size(), 255)));
         values.insert(values.end(), s.begin(), s.begin() + sizes[k].back());
@@ -327,8 +331,9 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
   source_.assign(source);
+  RecordView view;
   for (const Record& r : profile.records) {
-    RecordView view(r, md5_name_ref(r.name));
+    view.assign(r, md5_name_ref(r.name));
     PROFKIT_TRY(on_function(view.f));
   }
   for (const std::string& n : profile.extra_names) {
@@ -400,6 +405,7 @@ Expected<void> Merger::absorb(Merger&& later) {
     record_keys_.reserve(later.records_.size());
     index_.reserve(later.records_.size());
   }
+  RecordView view;
   for (size_t i = 0; i < later.records_.size(); ++i) {
     Record& r = later.records_[i];
     const KeyPair key = later.record_keys_[i];
@@ -410,7 +416,7 @@ Expected<void> Merger::absorb(Merger&& later) {
       records_.push_back(std::move(r));
       continue;
     }
-    RecordView view(r, key.a);
+    view.assign(r, key.a);
     merge_into(records_[found], view.f);
   }
   for (auto& t : later.trace_batches_) trace_batches_.push_back(std::move(t));
