@@ -253,7 +253,9 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
       // inserted as they come (LLVM inserts the input's pair without applying the weight).
       scratch_.assign(src.values.begin() + at, src.values.begin() + at + m);
       at += m;
-      const auto by_value = [](const ValueData& a, const ValueData& b) { return a.value < b.value; };
+      const auto by_value = [](const ValueData& a, const ValueData& b) {
+        return a.value < b.value;
+      };
       stable_sort_small(scratch_.data(), scratch_.data() + scratch_.size(), by_value);
       stable_sort_small(site.data(), site.data() + site.size(), by_value);
       merged_.clear();

@@ -85,9 +85,9 @@ class InputBuffer {
     if (n <= capacity_) return true;
     constexpr size_t kHuge = size_t{2} << 20;
     const size_t want = (n + n / 4 + kHuge - 1) / kHuge * kHuge;
-    void* p = data_ == nullptr
-                  ? ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                  : ::mremap(data_, capacity_, want, MREMAP_MAYMOVE);
+    void* p = data_ == nullptr ? ::mmap(nullptr, want, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                               : ::mremap(data_, capacity_, want, MREMAP_MAYMOVE);
     if (p == MAP_FAILED) return false;
     ::madvise(p, want, MADV_HUGEPAGE);  // advice only: fine if THP is off
     data_ = static_cast<uint8_t*>(p);
@@ -311,8 +311,8 @@ int run_merge(MergeCommand& cmd) {
     bytes = instrprof::write_text_profile(
         merged, version == 7 ? instrprof::TextFlavor::llvm14 : instrprof::TextFlavor::llvm22);
   } else {
-    auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version),
-                                                    {.sparse = cmd.sparse, .name_refs = name_refs});
+    auto written = instrprof::write_indexed_profile(
+        merged, static_cast<uint32_t>(version), {.sparse = cmd.sparse, .name_refs = name_refs});
     if (!written) {
       report_error(cmd.output, written.error());
       return 1;
