@@ -154,7 +154,7 @@ std::string show_key(const json& context) {
 
 class Runtimes : public ::testing::TestWithParam<bool> {};
 INSTANTIATE_TEST_SUITE_P(Report, Runtimes, ::testing::Values(true, false),
-                         [](const auto& info) { return info.param ? "ours" : "compiler_rt"; });
+                         [](const auto& suite) { return suite.param ? "ours" : "compiler_rt"; });
 
 TEST_P(Runtimes, TopSitesComeFirstWithExactMetrics) {
   const Program p = ctx(GetParam());
