@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "format/bytes/cursor.h"
 
@@ -23,6 +25,12 @@ class Out {
     bytes_.append(reinterpret_cast<const char*>(buf), sizeof(T));
   }
   void append(const std::string& s) { bytes_ += s; }
+  void put_u32_array(const std::vector<uint32_t>& v) {
+    const size_t at = bytes_.size();
+    bytes_.resize(at + 4 * v.size());
+    auto* p = reinterpret_cast<uint8_t*>(bytes_.data()) + at;
+    for (size_t i = 0; i < v.size(); ++i) store_le<uint32_t>(p + 4 * i, v[i]);
+  }
   void pad8() {
     while (offset() % 8 != 0) bytes_.push_back('\0');
   }
@@ -130,30 +138,99 @@ void put_frame(std::string& s, const Frame& f) {
   put_le<uint8_t>(s, f.is_inline ? 1 : 0);
 }
 
-// Distinct frames and call stacks in insertion order (C.9).
+// Distinct frames and call stacks in insertion order (C.9), interned to dense indices so
+// the sorts and the radix array below work on small integers. A frame's id (BLAKE3) is
+// computed once per distinct frame and a stack's id once per distinct stack.
 struct Tables {
-  std::vector<uint64_t> frame_ids;                 // insertion order
-  std::unordered_map<uint64_t, Frame> frames;
-  std::vector<uint64_t> stack_ids;                 // insertion order
-  std::unordered_map<uint64_t, std::vector<uint64_t>> stacks;  // id -> frame ids, leaf first
+  struct FrameHash {
+    size_t operator()(const Frame& f) const {
+      uint64_t h = f.function * 0x9E3779B97F4A7C15ull;
+      h ^= (uint64_t{f.line_offset} << 32 | f.column) + 0x632BE59BD9B4E019ull + (h << 6) +
+           (h >> 2);
+      return static_cast<size_t>(h ^ (f.is_inline ? 0x5bd1e995u : 0));
+    }
+  };
+  // Stacks are leaf-first runs of dense frame indices in `pool`; a set of stack indices
+  // keyed by those runs finds repeats without building a key.
+  struct StackHash {
+    const Tables* t;
+    size_t operator()(uint32_t s) const {
+      uint64_t h = 0xcbf29ce484222325ull;
+      for (uint32_t f : t->stack(s)) h = (h ^ f) * 0x100000001b3ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  struct StackEq {
+    const Tables* t;
+    bool operator()(uint32_t a, uint32_t b) const {
+      const auto x = t->stack(a), y = t->stack(b);
+      return std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+  };
 
-  uint64_t add(const CallStack& cs) {
+  std::vector<uint64_t> frame_ids;  // dense frame index -> id, insertion order
+  std::vector<Frame> frames;        // dense frame index -> frame
+  std::unordered_map<Frame, uint32_t, FrameHash> frame_index;
+  std::unordered_map<uint64_t, uint32_t> frame_by_id;
+  std::vector<uint32_t> pool;                   // frame indices of every distinct stack
+  std::vector<uint64_t> stack_begin{0};         // stack s is pool[begin[s], begin[s+1])
+  std::vector<uint64_t> stack_ids;              // dense stack index -> call stack id
+  std::unordered_set<uint32_t, StackHash, StackEq> stack_set{64, StackHash{this},
+                                                             StackEq{this}};
+  std::unordered_map<uint64_t, uint32_t> stack_by_id;
+
+  Tables() = default;
+  Tables(const Tables&) = delete;
+  Tables& operator=(const Tables&) = delete;
+
+  size_t num_stacks() const { return stack_ids.size(); }
+  std::span<const uint32_t> stack(uint32_t s) const {
+    return {pool.data() + stack_begin[s], pool.data() + stack_begin[s + 1]};
+  }
+
+  uint32_t add_frame(const Frame& f) {
+    auto [it, fresh] = frame_index.try_emplace(f, 0);
+    if (!fresh) return it->second;
+    const uint64_t id = frame_id(f);
+    auto [by_id, new_id] = frame_by_id.try_emplace(id, static_cast<uint32_t>(frames.size()));
+    if (new_id) {
+      frames.push_back(f);
+      frame_ids.push_back(id);
+    }
+    it->second = by_id->second;
+    return by_id->second;
+  }
+
+  // Returns the dense index of the stack.
+  uint32_t add(const CallStack& cs) {
+    const uint32_t s = static_cast<uint32_t>(stack_ids.size());
+    for (const Frame& f : cs) pool.push_back(add_frame(f));
+    stack_begin.push_back(pool.size());
+    auto found = stack_set.find(s);
+    if (found != stack_set.end()) {
+      pool.resize(stack_begin[s]);
+      stack_begin.pop_back();
+      return *found;
+    }
     std::vector<uint64_t> ids;
     ids.reserve(cs.size());
-    for (const Frame& f : cs) {
-      const uint64_t id = frame_id(f);
-      if (frames.emplace(id, f).second) frame_ids.push_back(id);
-      ids.push_back(id);
-    }
+    for (uint32_t f : stack(s)) ids.push_back(frame_ids[f]);
     const uint64_t csid = call_stack_id_from_frame_ids(ids);
-    if (stacks.emplace(csid, std::move(ids)).second) stack_ids.push_back(csid);
-    return csid;
+    auto [by_id, new_id] = stack_by_id.try_emplace(csid, s);
+    if (!new_id) {  // a different stack with the same 64-bit id: LLVM keeps the first
+      pool.resize(stack_begin[s]);
+      stack_begin.pop_back();
+      return by_id->second;
+    }
+    stack_ids.push_back(csid);
+    stack_set.insert(s);
+    return s;
   }
 };
 
 struct RecordIds {
-  std::vector<uint64_t> alloc;  // call stack id per alloc site
-  std::vector<uint64_t> calls;  // call stack id per call site
+  std::vector<uint32_t> alloc;  // dense stack index per alloc site
+  std::vector<uint32_t> calls;  // dense stack index per call site
 };
 
 std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
@@ -163,87 +240,93 @@ std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
   return all;
 }
 
-// C.6.1 + C.6.2: frame array order and radix array; returns stack id -> linear id.
-std::unordered_map<uint64_t, uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
-  struct Hist {
-    uint64_t count = 0;
-    uint64_t position_sum = 0;
-  };
-  std::unordered_map<uint64_t, Hist> hist;
-  for (uint64_t csid : t.stack_ids) {
-    const auto& ids = t.stacks.at(csid);
-    for (size_t i = 0; i < ids.size(); ++i) {
-      Hist& h = hist[ids[i]];
-      ++h.count;
-      h.position_sum += i;
+// C.6.1 + C.6.2: frame array order and radix array; returns the linear id of each stack
+// (by dense stack index).
+std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
+  const size_t nf = t.frames.size();
+  const size_t ns = t.num_stacks();
+  std::vector<uint64_t> count(nf, 0), position_sum(nf, 0);
+  for (uint32_t s = 0; s < ns; ++s) {
+    const auto st = t.stack(s);
+    for (size_t i = 0; i < st.size(); ++i) {
+      ++count[st[i]];
+      position_sum[st[i]] += i;
     }
   }
-  std::vector<uint64_t> order = t.frame_ids;
-  std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
-    const Hist& ha = hist[a];
-    const Hist& hb = hist[b];
-    if (ha.count != hb.count) return ha.count > hb.count;
-    if (ha.position_sum != hb.position_sum) return ha.position_sum < hb.position_sum;
-    return a < b;
+  std::vector<uint32_t> order(nf);
+  for (uint32_t f = 0; f < nf; ++f) order[f] = f;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (count[a] != count[b]) return count[a] > count[b];
+    if (position_sum[a] != position_sum[b]) return position_sum[a] < position_sum[b];
+    return t.frame_ids[a] < t.frame_ids[b];
   });
-  std::unordered_map<uint64_t, uint32_t> linear_frame;
-  for (size_t i = 0; i < order.size(); ++i) {
+  std::vector<uint32_t> linear_frame(nf);
+  std::string frame_bytes;
+  frame_bytes.reserve(17 * nf);
+  for (size_t i = 0; i < nf; ++i) {
     linear_frame[order[i]] = static_cast<uint32_t>(i);
-    std::string s;
-    put_frame(s, t.frames.at(order[i]));
-    out.append(s);
+    put_frame(frame_bytes, t.frames[order[i]]);
   }
+  out.append(frame_bytes);
 
-  // Sort stacks by their root-first sequences, frames compared by (Count, FrameId).
-  std::vector<uint64_t> sorted_ids = t.stack_ids;
-  std::sort(sorted_ids.begin(), sorted_ids.end(), [&](uint64_t a, uint64_t b) {
-    const auto& x = t.stacks.at(a);
-    const auto& y = t.stacks.at(b);
-    auto ix = x.rbegin();
-    auto iy = y.rbegin();
-    for (; ix != x.rend() && iy != y.rend(); ++ix, ++iy) {
-      if (*ix == *iy) continue;
-      const uint64_t cx = hist[*ix].count;
-      const uint64_t cy = hist[*iy].count;
-      if (cx != cy) return cx < cy;
-      return *ix < *iy;
-    }
-    return x.size() < y.size();
+  // Stacks sorted by their root-first sequences, frames compared by (Count, FrameId): with
+  // each frame replaced by its rank in that order, a plain lexicographic comparison.
+  std::vector<uint32_t> by_rank(nf);
+  for (uint32_t f = 0; f < nf; ++f) by_rank[f] = f;
+  std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) {
+    if (count[a] != count[b]) return count[a] < count[b];
+    return t.frame_ids[a] < t.frame_ids[b];
+  });
+  std::vector<uint32_t> rank(nf);
+  for (uint32_t i = 0; i < nf; ++i) rank[by_rank[i]] = i;
+  std::vector<uint32_t> root_first(t.pool.size());
+  for (uint32_t s = 0; s < ns; ++s) {
+    const auto st = t.stack(s);
+    uint32_t* dst = root_first.data() + t.stack_begin[s];
+    for (size_t i = 0; i < st.size(); ++i) dst[i] = rank[st[st.size() - 1 - i]];
+  }
+  const auto seq = [&](uint32_t s) {
+    return std::span<const uint32_t>(root_first.data() + t.stack_begin[s],
+                                     root_first.data() + t.stack_begin[s + 1]);
+  };
+  std::vector<uint32_t> sorted(ns);
+  for (uint32_t s = 0; s < ns; ++s) sorted[s] = s;
+  std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) {
+    const auto x = seq(a), y = seq(b);
+    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
   });
 
   std::vector<uint32_t> r;
-  std::unordered_map<uint64_t, uint64_t> position;
+  r.reserve(t.pool.size() + ns);
+  std::vector<uint64_t> position(ns);
   std::vector<uint64_t> idx;
-  const std::vector<uint64_t>* prev = nullptr;
-  for (size_t s = sorted_ids.size(); s-- > 0;) {
-    const auto& ids = t.stacks.at(sorted_ids[s]);
+  std::span<const uint32_t> prev;
+  bool have_prev = false;
+  for (size_t k = ns; k-- > 0;) {
+    const uint32_t s = sorted[k];
+    const auto ids = seq(s);  // root first; equal ranks <=> equal frames
     size_t common = 0;
-    if (prev != nullptr) {
-      auto a = prev->rbegin();
-      auto b = ids.rbegin();
-      while (a != prev->rend() && b != ids.rend() && *a == *b) {
+    if (have_prev)
+      while (common < prev.size() && common < ids.size() && prev[common] == ids[common])
         ++common;
-        ++a;
-        ++b;
-      }
-    }
     idx.resize(common);
     if (common > 0)
       r.push_back(static_cast<uint32_t>(static_cast<int64_t>(idx[common - 1]) -
                                         static_cast<int64_t>(r.size())));
-    for (auto it = ids.rbegin() + static_cast<ptrdiff_t>(common); it != ids.rend(); ++it) {
+    for (size_t i = common; i < ids.size(); ++i) {
       idx.push_back(r.size());
-      r.push_back(linear_frame.at(*it));
+      r.push_back(linear_frame[by_rank[ids[i]]]);
     }
     r.push_back(static_cast<uint32_t>(ids.size()));
-    position[sorted_ids[s]] = r.size() - 1;
-    prev = &ids;
+    position[s] = r.size() - 1;
+    prev = ids;
+    have_prev = true;
   }
   std::reverse(r.begin(), r.end());
-  std::unordered_map<uint64_t, uint32_t> linear_stack;
-  for (const auto& [csid, pos] : position)
-    linear_stack[csid] = static_cast<uint32_t>(r.size() - 1 - pos);
-  for (uint32_t v : r) out.put<uint32_t>(v);
+  std::vector<uint32_t> linear_stack(ns);
+  for (uint32_t s = 0; s < ns; ++s)
+    linear_stack[s] = static_cast<uint32_t>(r.size() - 1 - position[s]);
+  out.put_u32_array(r);
   return linear_stack;
 }
 
@@ -271,10 +354,12 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   };
   const auto record_key = [](uint64_t guid, const std::string& body) {
     std::string s;
+    s.reserve(24 + body.size());
     put_le<uint64_t>(s, 8);
     put_le<uint64_t>(s, body.size());
     put_le<uint64_t>(s, guid);
-    return s + body;
+    s += body;
+    return s;
   };
 
   if (options.version == 2) {
@@ -286,33 +371,35 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
       std::string body;
       put_le<uint64_t>(body, r.alloc_sites.size());
       for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-        put_le<uint64_t>(body, rec_ids[i].alloc[a]);
+        put_le<uint64_t>(body, t.stack_ids[rec_ids[i].alloc[a]]);
         put_mib(body, r.alloc_sites[a].mib, schema);
       }
       put_le<uint64_t>(body, r.call_sites.size());
-      for (uint64_t id : rec_ids[i].calls) put_le<uint64_t>(body, id);
+      for (uint32_t s : rec_ids[i].calls) put_le<uint64_t>(body, t.stack_ids[s]);
       records.insert(r.guid, record_key(r.guid, body));
     }
     const uint64_t record_table = records.emit(out);
     const uint64_t frame_payload = out.offset();
     HashTableGenerator frames;
-    for (uint64_t id : t.frame_ids) {
+    for (size_t f = 0; f < t.frames.size(); ++f) {
+      const uint64_t id = t.frame_ids[f];
       std::string s;
       put_le<uint64_t>(s, 8);
       put_le<uint64_t>(s, 17);
       put_le<uint64_t>(s, id);
-      put_frame(s, t.frames.at(id));
+      put_frame(s, t.frames[f]);
       frames.insert(id, std::move(s));
     }
     const uint64_t frame_table = frames.emit(out);
     const uint64_t stack_payload = out.offset();
     HashTableGenerator stacks;
-    for (uint64_t csid : t.stack_ids) {
-      const auto& ids = t.stacks.at(csid);
+    for (uint32_t st = 0; st < t.num_stacks(); ++st) {
+      const uint64_t csid = t.stack_ids[st];
+      const auto ids = t.stack(st);
       std::string s;
       put_le<uint64_t>(s, 8 * ids.size());
       put_le<uint64_t>(s, csid);
-      for (uint64_t id : ids) put_le<uint64_t>(s, id);
+      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_ids[f]);
       stacks.insert(csid, std::move(s));
     }
     const uint64_t stack_table = stacks.emit(out);
@@ -344,12 +431,12 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
     std::string body;
     put_le<uint64_t>(body, r.alloc_sites.size());
     for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-      put_le<uint32_t>(body, linear.at(rec_ids[i].alloc[a]));
+      put_le<uint32_t>(body, linear[rec_ids[i].alloc[a]]);
       put_mib(body, r.alloc_sites[a].mib, schema);
     }
     put_le<uint64_t>(body, r.call_sites.size());
     for (size_t c = 0; c < r.call_sites.size(); ++c) {
-      put_le<uint32_t>(body, linear.at(rec_ids[i].calls[c]));
+      put_le<uint32_t>(body, linear[rec_ids[i].calls[c]]);
       if (options.version == 4) {
         put_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
         for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);

@@ -84,7 +84,7 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
       const SymbolizedPc* s = symbolize(pc);
       if (s == nullptr || s->frames.empty()) continue;
       for (size_t j = 0; j < s->frames.size(); ++j) {
-        data.names.emplace(s->frames[j].function, s->names[j]);
+        data.names.try_emplace(s->frames[j].function, s->names[j]);
         if (kept == 0 && j == 0) continue;
         const uint64_t fn = s->frames[j].function;
         auto [it, inserted] = per_fn_index.try_emplace(fn, per_fn.size());
