@@ -336,7 +336,7 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   assert(options.version >= 2 && options.version <= 4);
   const std::vector<uint64_t> schema = schema_for(options);
   Tables t;
-  for (const CallStack& cs : data.stack_order) t.add(cs);
+  for (const StackRef& ref : data.stack_order) t.add(data.stack(ref));
   std::vector<RecordIds> rec_ids(data.records.size());
   for (size_t i = 0; i < data.records.size(); ++i) {
     for (const AllocSite& a : data.records[i].alloc_sites)

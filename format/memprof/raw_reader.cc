@@ -204,6 +204,10 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   out.segments = profiles.front().segments;
   std::unordered_map<uint64_t, size_t> mib_index;
   std::unordered_map<uint64_t, size_t> stack_index;
+  if (profiles.size() == 1) {
+    out.mibs.reserve(profiles.front().mibs.size());
+    out.stacks.reserve(profiles.front().stacks.size());
+  }
   for (RawProfile& p : profiles) {
     out.version = p.version;
     if (p.segments != out.segments)

@@ -1,6 +1,7 @@
 // Raw -> records conversion (D.6, C.9), record-level merging, ids and classification.
 #include "format/memprof/records.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -73,17 +74,30 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
   std::vector<std::pair<uint64_t, std::vector<std::pair<uint64_t, const SymbolizedPc*>>>> per_fn;
   std::unordered_map<uint64_t, size_t> per_fn_index;
   std::unordered_set<uint64_t> kept_stacks;
+  std::vector<std::pair<uint64_t, const SymbolizedPc*>> symbolized;
+  std::unordered_map<uint64_t, uint8_t> pc_done;  // 1: non-leaf frames listed, 2: all
 
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;
     const RawMib& mib = raw.mibs[m];
     const RawStack& stack = raw.stacks[raw.mib_stack[m]];
-    CallStack context;
-    size_t kept = 0;
+    // Symbolize first so the context is allocated once, at its exact size.
+    symbolized.clear();
+    size_t frames = 0;
     for (uint64_t pc : stack.pcs) {
       const SymbolizedPc* s = symbolize(pc);
       if (s == nullptr || s->frames.empty()) continue;
-      for (size_t j = 0; j < s->frames.size(); ++j) {
+      symbolized.push_back({pc, s});
+      frames += s->frames.size();
+    }
+    CallStack context;
+    context.reserve(frames);
+    size_t kept = 0;
+    for (const auto& [pc, s] : symbolized) {
+      // The call-site lists below depend only on (pc, whether it is the leaf): do each once.
+      uint8_t& done = pc_done[pc];
+      const uint8_t need = kept == 0 ? 1 : 2;
+      for (size_t j = 0; done < need && j < s->frames.size(); ++j) {
         data.names.try_emplace(s->frames[j].function, s->names[j]);
         if (kept == 0 && j == 0) continue;
         const uint64_t fn = s->frames[j].function;
@@ -94,6 +108,7 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
         for (const auto& entry : list) seen = seen || entry.first == pc;
         if (!seen) list.push_back({pc, s});
       }
+      done = std::max(done, need);
       context.insert(context.end(), s->frames.begin(), s->frames.end());
       ++kept;
     }
@@ -103,11 +118,23 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
       continue;
     }
     kept_stacks.insert(stack.stack_id);
-    data.stack_order.push_back(context);
-    for (const Frame& f : context) {
-      Record& r = record_for(data, record_index, f.function);
-      r.alloc_sites.push_back(AllocSite{context, mib.mib, mib.histogram});
-      if (!f.is_inline) break;
+    // The context goes to the record of each frame up to the first non-inlined one; the
+    // last of them takes it without a copy.
+    size_t levels = 0;
+    while (levels < context.size() && context[levels].is_inline) ++levels;
+    levels = std::min(levels + 1, context.size());
+    for (size_t k = 0; k < levels; ++k) {
+      const size_t index = record_index.try_emplace(context[k].function, data.records.size())
+                               .first->second;
+      if (index == data.records.size()) data.records.push_back(Record{context[k].function, {}, {}});
+      Record& r = data.records[index];
+      if (k == 0)
+        data.stack_order.push_back({static_cast<uint32_t>(index),
+                                    static_cast<uint32_t>(r.alloc_sites.size()), false});
+      if (k + 1 == levels)
+        r.alloc_sites.push_back(AllocSite{std::move(context), mib.mib, mib.histogram});
+      else
+        r.alloc_sites.push_back(AllocSite{context, mib.mib, mib.histogram});
     }
   }
   // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
@@ -128,10 +155,15 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
     return make_error(ErrorCode::malformed, kNoOffset,
                       "no entries in callstack map after symbolization");
   for (const auto& [fn, list] : per_fn) {
+    const size_t before = data.records.size();
     Record& r = record_for(data, record_index, fn);
+    const size_t index = before == data.records.size()
+                             ? record_index.at(fn)
+                             : data.records.size() - 1;
     for (const auto& entry : list) {
+      data.stack_order.push_back({static_cast<uint32_t>(index),
+                                  static_cast<uint32_t>(r.call_sites.size()), true});
       r.call_sites.push_back(CallSite{entry.second->frames, {}});
-      data.stack_order.push_back(entry.second->frames);
     }
   }
   return data;
@@ -140,39 +172,52 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
 void merge_into(MemProfData& out, const MemProfData& in) {
   std::unordered_map<uint64_t, size_t> record_index;
   for (size_t i = 0; i < out.records.size(); ++i) record_index.emplace(out.records[i].guid, i);
-  for (const Record& r : in.records) {
-    Record& dst = record_for(out, record_index, r.guid);
+  // Where each stack of `in` ended up in `out`, to translate in.stack_order.
+  std::vector<std::vector<uint32_t>> alloc_at(in.records.size()), call_at(in.records.size());
+  for (size_t i = 0; i < in.records.size(); ++i) {
+    const Record& r = in.records[i];
+    const size_t j = record_index.try_emplace(r.guid, out.records.size()).first->second;
+    if (j == out.records.size()) out.records.push_back(Record{r.guid, {}, {}});
+    Record& dst = out.records[j];
     for (const AllocSite& a : r.alloc_sites) {
-      AllocSite* found = nullptr;
-      for (AllocSite& d : dst.alloc_sites)
-        if (d.call_stack == a.call_stack) found = &d;
-      if (found == nullptr) {
+      size_t found = dst.alloc_sites.size();
+      for (size_t k = 0; k < dst.alloc_sites.size(); ++k)
+        if (dst.alloc_sites[k].call_stack == a.call_stack) found = k;
+      if (found == dst.alloc_sites.size()) {
         dst.alloc_sites.push_back(a);
       } else {
-        merge_mib(found->mib, found->histogram, a.mib, a.histogram);
+        AllocSite& d = dst.alloc_sites[found];
+        merge_mib(d.mib, d.histogram, a.mib, a.histogram);
       }
+      alloc_at[i].push_back(static_cast<uint32_t>(found));
     }
     for (const CallSite& c : r.call_sites) {
-      CallSite* found = nullptr;
-      for (CallSite& d : dst.call_sites)
-        if (d.frames == c.frames) found = &d;
-      if (found == nullptr) {
+      size_t found = dst.call_sites.size();
+      for (size_t k = 0; k < dst.call_sites.size(); ++k)
+        if (dst.call_sites[k].frames == c.frames) found = k;
+      if (found == dst.call_sites.size()) {
         dst.call_sites.push_back(c);
       } else {
+        CallSite& d = dst.call_sites[found];
         for (uint64_t g : c.callee_guids) {
           bool seen = false;
-          for (uint64_t h : found->callee_guids) seen = seen || h == g;
-          if (!seen) found->callee_guids.push_back(g);
+          for (uint64_t h : d.callee_guids) seen = seen || h == g;
+          if (!seen) d.callee_guids.push_back(g);
         }
       }
+      call_at[i].push_back(static_cast<uint32_t>(found));
     }
   }
   // Stack insertion order: the union, first-seen order.
   if (!out.stack_order.empty() || !in.stack_order.empty()) {
     std::unordered_set<uint64_t> seen;
-    for (const CallStack& s : out.stack_order) seen.insert(call_stack_id(s));
-    for (const CallStack& s : in.stack_order)
-      if (seen.insert(call_stack_id(s)).second) out.stack_order.push_back(s);
+    for (const StackRef& s : out.stack_order) seen.insert(call_stack_id(out.stack(s)));
+    for (const StackRef& s : in.stack_order) {
+      if (!seen.insert(call_stack_id(in.stack(s))).second) continue;
+      const auto j = static_cast<uint32_t>(record_index.at(in.records[s.record].guid));
+      out.stack_order.push_back(
+          {j, s.call_site ? call_at[s.record][s.site] : alloc_at[s.record][s.site], s.call_site});
+    }
   }
   for (const auto& [guid, name] : in.names) out.names.emplace(guid, name);
 }

@@ -56,13 +56,28 @@ struct Record {
   std::vector<CallSite> call_sites;
 };
 
+// Where a call stack lives in MemProfData::records: records[record].alloc_sites[site]
+// .call_stack, or records[record].call_sites[site].frames when `call_site`.
+struct StackRef {
+  uint32_t record = 0;
+  uint32_t site = 0;
+  bool call_site = false;
+  friend bool operator==(const StackRef&, const StackRef&) = default;
+};
+
 // Records in creation order (C.9). `stack_order` is the insertion order of distinct call
-// stacks (allocation contexts, then call-site lists); it decides the v2 call-stack table's
-// chain order. Empty means "derive from the records" (each record: allocs, then calls).
+// stacks (allocation contexts, then call-site lists), as references into `records` (a
+// profile's stacks are not stored twice); it decides the v2 call-stack table's chain order.
+// Empty means "derive from the records" (each record: allocs, then calls).
 struct MemProfData {
   std::vector<Record> records;
-  std::vector<CallStack> stack_order;
+  std::vector<StackRef> stack_order;
   std::map<uint64_t, std::string> names;  // GUID -> canonical name, when known (raw, YAML)
+
+  const CallStack& stack(StackRef r) const {
+    const Record& rec = records[r.record];
+    return r.call_site ? rec.call_sites[r.site].frames : rec.alloc_sites[r.site].call_stack;
+  }
 };
 
 // Where a frame's call (or allocation) is in the source, as DWARF names it.

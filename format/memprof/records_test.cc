@@ -47,7 +47,7 @@ MemProfData tiny() {
   m.TotalLifetimeAccessDensity = 40000;
   d.records.push_back(Record{kMk, {AllocSite{{mk_f, main_f}, m, {}}}, {}});
   d.records.push_back(Record{kMain, {}, {CallSite{{main_f}, {}}}});
-  d.stack_order = {{mk_f, main_f}, {main_f}};
+  d.stack_order = {{0, 0, false}, {1, 0, true}};
   return d;
 }
 

@@ -376,8 +376,11 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
       }
     }
     if (!seen.insert(rec.guid).second) continue;  // a duplicated GUID keeps the first record
-    for (const AllocSite& a : rec.alloc_sites) data.stack_order.push_back(a.call_stack);
-    for (const CallSite& c : rec.call_sites) data.stack_order.push_back(c.frames);
+    const auto record = static_cast<uint32_t>(data.records.size());
+    for (size_t a = 0; a < rec.alloc_sites.size(); ++a)
+      data.stack_order.push_back({record, static_cast<uint32_t>(a), false});
+    for (size_t c = 0; c < rec.call_sites.size(); ++c)
+      data.stack_order.push_back({record, static_cast<uint32_t>(c), true});
     data.records.push_back(std::move(rec));
   }
   return out;

@@ -44,7 +44,9 @@ TEST(MemProfYaml, ReadsTheSpecExample) {
   EXPECT_EQ(a.mib.TotalLifetime, 1000000u);
   // Stacks in record order, allocation stacks before call sites.
   ASSERT_EQ(r->data.stack_order.size(), 2u);
-  EXPECT_EQ(r->data.stack_order[0].size(), 1u);
+  EXPECT_EQ(r->data.stack(r->data.stack_order[0]).size(), 1u);
+  EXPECT_EQ(r->data.stack_order[0], (StackRef{0, 0, true}));
+  EXPECT_EQ(r->data.stack_order[1], (StackRef{1, 0, false}));
 }
 
 TEST(MemProfYaml, RejectsDecimalGuidAndUnknownField) {
