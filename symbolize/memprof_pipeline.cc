@@ -31,6 +31,7 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
     switch (memprof_input_kind(input.bytes)) {
       case MemProfInputKind::raw: {
         PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes));
+        if (input.release) input.release();
         PROFKIT_TRY_ASSIGN(memprof::MergedRaw merged,
                            memprof::merge_raw_profiles(std::move(profiles)));
         report.raw_version = merged.version;
@@ -49,8 +50,9 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
         }
         MemProfSymbolizer* s = sym->get();
         memprof::ConversionStats stats;
-        PROFKIT_TRY_ASSIGN(data, memprof::records_from_raw(
-                                     merged, [s](uint64_t pc) { return s->symbolize(pc); }, &stats));
+        PROFKIT_TRY_ASSIGN(data, memprof::records_from_raw_consuming(
+                                     std::move(merged),
+                                     [s](uint64_t pc) { return s->symbolize(pc); }, &stats));
         report.mibs = stats.mibs;
         report.dropped_mibs = stats.dropped_mibs;
         report.dropped_alloc_count = stats.alloc_count_dropped;

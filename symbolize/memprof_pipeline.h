@@ -3,6 +3,7 @@
 // record by record. What `profkit merge` and `profkit show --memory` run.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct MemProfLoadOptions {
 struct MemProfInput {
   std::string path;  // for reports and errors
   Bytes bytes;       // the file contents (the caller keeps them alive)
+  // Optional: called once a raw input's bytes are parsed and no longer needed (the caller
+  // may unmap them to lower peak memory).
+  std::function<void()> release;
 };
 
 // Loads and merges every input (raw or YAML) in order. `reports` gets one entry per input;

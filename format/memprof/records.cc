@@ -65,8 +65,11 @@ uint64_t call_stack_id(std::span<const Frame> frames) {
   return call_stack_id_from_frame_ids(ids);
 }
 
-Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer& symbolize,
-                                       ConversionStats* stats) {
+namespace {
+
+// `consume`: the same object as `raw`, whose converted parts may be freed.
+Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
+                              const PcSymbolizer& symbolize, ConversionStats* stats) {
   MemProfData data;
   ConversionStats local;
   std::unordered_map<uint64_t, size_t> record_index;
@@ -112,6 +115,11 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
       context.insert(context.end(), s->frames.begin(), s->frames.end());
       ++kept;
     }
+    if (consume != nullptr) {
+      // Each stack has one (merged) MIB: its PCs are needed again only if none was kept,
+      // and then every one of them is dropped anyway (the check below finds none).
+      std::vector<uint64_t>().swap(consume->stacks[raw.mib_stack[m]].pcs);
+    }
     if (context.empty()) {
       ++local.dropped_mibs;
       local.alloc_count_dropped += mib.mib.AllocCount;
@@ -131,7 +139,10 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
       if (k == 0)
         data.stack_order.push_back({static_cast<uint32_t>(index),
                                     static_cast<uint32_t>(r.alloc_sites.size()), false});
-      if (k + 1 == levels)
+      if (k + 1 == levels && consume != nullptr)
+        r.alloc_sites.push_back(
+            AllocSite{std::move(context), mib.mib, std::move(consume->mibs[m].histogram)});
+      else if (k + 1 == levels)
         r.alloc_sites.push_back(AllocSite{std::move(context), mib.mib, mib.histogram});
       else
         r.alloc_sites.push_back(AllocSite{context, mib.mib, mib.histogram});
@@ -167,6 +178,22 @@ Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer&
     }
   }
   return data;
+}
+
+}  // namespace
+
+Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer& symbolize,
+                                       ConversionStats* stats) {
+  return convert(raw, nullptr, symbolize, stats);
+}
+
+Expected<MemProfData> records_from_raw_consuming(MergedRaw&& raw, const PcSymbolizer& symbolize,
+                                                 ConversionStats* stats) {
+  auto out = convert(raw, &raw, symbolize, stats);
+  std::vector<RawMib>().swap(raw.mibs);
+  std::vector<RawStack>().swap(raw.stacks);
+  std::vector<size_t>().swap(raw.mib_stack);
+  return out;
 }
 
 void merge_into(MemProfData& out, const MemProfData& in) {

@@ -110,6 +110,10 @@ struct ConversionStats {
 // nothing symbolizes ("no entries in callstack map after symbolization").
 Expected<MemProfData> records_from_raw(const MergedRaw& raw, const PcSymbolizer& symbolize,
                                        ConversionStats* stats = nullptr);
+// The same, freeing each raw stack's PCs and each MIB's histogram once converted (lower
+// peak memory for large profiles); `raw` keeps only its segments and version afterwards.
+Expected<MemProfData> records_from_raw_consuming(MergedRaw&& raw, const PcSymbolizer& symbolize,
+                                                 ConversionStats* stats = nullptr);
 
 // Merges `in` into `out` record by record: allocation sites with the same context get their
 // MIBs merged (A.8 rules), call sites are united. Beyond llvm-profdata, which keeps only the

@@ -2,6 +2,7 @@
 // subcommand of its own.
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "format/memprof/indexed_reader.h"
 #include "format/memprof/indexed_writer.h"
@@ -63,7 +64,7 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
     report_error("merge: --memprof-version must be 2, 3 or 4");
     return false;
   }
-  std::vector<MappedFile> files;
+  std::vector<std::optional<MappedFile>> files;
   std::vector<symbolize::MemProfInput> in;
   for (const auto& p : inputs) {
     auto f = MappedFile::open(p);
@@ -71,9 +72,11 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
       report_error(p, f.error());
       return false;
     }
-    files.push_back(std::move(*f));
+    files.emplace_back(std::move(*f));
   }
-  for (size_t i = 0; i < files.size(); ++i) in.push_back({inputs[i], files[i].bytes()});
+  // A raw input is unmapped as soon as it is parsed (its pages would count in peak RSS).
+  for (size_t i = 0; i < files.size(); ++i)
+    in.push_back({inputs[i], files[i]->bytes(), [&files, i] { files[i].reset(); }});
   symbolize::MemProfLoadOptions load;
   load.binaries = options.profiled_binaries;
   std::vector<symbolize::MemProfInputReport> reports;
@@ -158,7 +161,7 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
         report_error(input, merged.error());
         return 1;
       }
-      symbolize::MemProfInput in{input, bytes};
+      symbolize::MemProfInput in{input, bytes, {}};
       symbolize::MemProfLoadOptions load;
       load.binaries = options.profiled_binaries;
       std::vector<symbolize::MemProfInputReport> reports;
