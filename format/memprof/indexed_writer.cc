@@ -156,8 +156,11 @@ struct Tables {
     const Tables* t;
     size_t operator()(uint32_t s) const {
       uint64_t h = 0xcbf29ce484222325ull;
-      for (uint32_t f : t->stack(s)) h = (h ^ f) * 0x100000001b3ull;
-      return static_cast<size_t>(h ^ (h >> 29));
+      for (uint32_t f : t->stack(s)) {
+        h = (h ^ f) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
+      }
+      return static_cast<size_t>(h);
     }
   };
   struct StackEq {
@@ -178,12 +181,20 @@ struct Tables {
   std::unordered_set<uint32_t, StackHash, StackEq> stack_set{64, StackHash{this},
                                                              StackEq{this}};
   std::unordered_map<uint64_t, uint32_t> stack_by_id;
+  std::vector<uint64_t> ids_;  // scratch
 
   Tables() = default;
   Tables(const Tables&) = delete;
   Tables& operator=(const Tables&) = delete;
 
   size_t num_stacks() const { return stack_ids.size(); }
+  // Frees the lookup structures once every stack is added.
+  void drop_lookup() {
+    decltype(frame_index)().swap(frame_index);
+    decltype(frame_by_id)().swap(frame_by_id);
+    decltype(stack_set)(0, StackHash{this}, StackEq{this}).swap(stack_set);
+    decltype(stack_by_id)().swap(stack_by_id);
+  }
   std::span<const uint32_t> stack(uint32_t s) const {
     return {pool.data() + stack_begin[s], pool.data() + stack_begin[s + 1]};
   }
@@ -206,24 +217,23 @@ struct Tables {
     const uint32_t s = static_cast<uint32_t>(stack_ids.size());
     for (const Frame& f : cs) pool.push_back(add_frame(f));
     stack_begin.push_back(pool.size());
-    auto found = stack_set.find(s);
-    if (found != stack_set.end()) {
+    auto [found, fresh] = stack_set.insert(s);
+    if (!fresh) {
       pool.resize(stack_begin[s]);
       stack_begin.pop_back();
       return *found;
     }
-    std::vector<uint64_t> ids;
-    ids.reserve(cs.size());
-    for (uint32_t f : stack(s)) ids.push_back(frame_ids[f]);
-    const uint64_t csid = call_stack_id_from_frame_ids(ids);
+    ids_.clear();
+    for (uint32_t f : stack(s)) ids_.push_back(frame_ids[f]);
+    const uint64_t csid = call_stack_id_from_frame_ids(ids_);
     auto [by_id, new_id] = stack_by_id.try_emplace(csid, s);
     if (!new_id) {  // a different stack with the same 64-bit id: LLVM keeps the first
+      stack_set.erase(found);
       pool.resize(stack_begin[s]);
       stack_begin.pop_back();
       return by_id->second;
     }
     stack_ids.push_back(csid);
-    stack_set.insert(s);
     return s;
   }
 };
@@ -336,14 +346,31 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   assert(options.version >= 2 && options.version <= 4);
   const std::vector<uint64_t> schema = schema_for(options);
   Tables t;
-  for (const StackRef& ref : data.stack_order) t.add(data.stack(ref));
+  // Stacks in insertion order, then every record's stacks; a stack that stack_order
+  // already named keeps its index without a second lookup.
+  constexpr uint32_t kUnset = ~uint32_t{0};
   std::vector<RecordIds> rec_ids(data.records.size());
   for (size_t i = 0; i < data.records.size(); ++i) {
-    for (const AllocSite& a : data.records[i].alloc_sites)
-      rec_ids[i].alloc.push_back(t.add(a.call_stack));
-    for (const CallSite& c : data.records[i].call_sites)
-      rec_ids[i].calls.push_back(t.add(c.frames));
+    rec_ids[i].alloc.assign(data.records[i].alloc_sites.size(), kUnset);
+    rec_ids[i].calls.assign(data.records[i].call_sites.size(), kUnset);
   }
+  size_t order_frames = 0;
+  for (const StackRef& ref : data.stack_order) order_frames += data.stack(ref).size();
+  t.pool.reserve(order_frames);
+  t.stack_begin.reserve(data.stack_order.size() + 1);
+  for (const StackRef& ref : data.stack_order) {
+    const uint32_t s = t.add(data.stack(ref));
+    (ref.call_site ? rec_ids[ref.record].calls : rec_ids[ref.record].alloc)[ref.site] = s;
+  }
+  for (size_t i = 0; i < data.records.size(); ++i) {
+    for (size_t a = 0; a < rec_ids[i].alloc.size(); ++a)
+      if (rec_ids[i].alloc[a] == kUnset)
+        rec_ids[i].alloc[a] = t.add(data.records[i].alloc_sites[a].call_stack);
+    for (size_t c = 0; c < rec_ids[i].calls.size(); ++c)
+      if (rec_ids[i].calls[c] == kUnset)
+        rec_ids[i].calls[c] = t.add(data.records[i].call_sites[c].frames);
+  }
+  t.drop_lookup();
 
   Out out(options.section_offset);
   out.put<uint64_t>(options.version);

@@ -46,16 +46,24 @@ uint64_t function_guid(std::string_view name) {
 }
 
 uint64_t frame_id(const Frame& frame) {
-  std::vector<uint8_t> bytes;
-  put_frame_bytes(bytes, frame, true);
-  return blake3::hash64(bytes);
+  uint8_t buf[17];
+  store_le<uint64_t>(buf, frame.function);
+  store_le<uint32_t>(buf + 8, frame.line_offset);
+  store_le<uint32_t>(buf + 12, frame.column);
+  buf[16] = frame.is_inline ? 1 : 0;
+  return blake3::hash64(buf);
 }
 
 uint64_t call_stack_id_from_frame_ids(std::span<const uint64_t> frame_ids) {
-  std::vector<uint8_t> bytes(frame_ids.size() * 8);
-  for (size_t i = 0; i < frame_ids.size(); ++i)
-    store_le<uint64_t>(bytes.data() + 8 * i, frame_ids[i]);
-  return blake3::hash64(bytes);
+  uint8_t small[64 * 8];
+  std::vector<uint8_t> large;
+  uint8_t* bytes = small;
+  if (frame_ids.size() > 64) {
+    large.resize(frame_ids.size() * 8);
+    bytes = large.data();
+  }
+  for (size_t i = 0; i < frame_ids.size(); ++i) store_le<uint64_t>(bytes + 8 * i, frame_ids[i]);
+  return blake3::hash64(std::span<const uint8_t>(bytes, frame_ids.size() * 8));
 }
 
 uint64_t call_stack_id(std::span<const Frame> frames) {
