@@ -156,6 +156,11 @@ void expect_same(const Contexts& crt, const Contexts& ours, const std::string& w
   for (const auto& [k, fields] : crt) {
     auto it = ours.find(k);
     if (it == ours.end()) continue;
+    // mt.cpp's vector<std::thread> grows while the workers malloc and free: which freed
+    // memory each allocator hands back decides the stale shadow it inherits (spec A.6), so
+    // its access counts vary with timing in both runtimes (seen under load: 25 vs 20).
+    // The context must still exist; its fields are not comparable run to run.
+    if (k.find("_ZNSt6vectorISt6threadSaIS0_EE") != std::string::npos) continue;
     for (const char* f : kCompared)
       EXPECT_EQ(fields.at(f), it->second.at(f)) << what << ": " << k << " field " << f;
   }
