@@ -1,6 +1,7 @@
 // Allocation entry points (malloc family, operator new/delete) and per-thread state.
-// Every block gets a 32-byte header and a 64-byte aligned user pointer; glibc's allocator
-// provides the memory underneath (docs/runtime.md explains the choice).
+// Every block gets a 32-byte header and a 64-byte aligned user pointer. Small tracked blocks
+// come from the runtime's own size-class allocator (heap.cc), the rest from glibc's
+// (docs/runtime.md explains the choice).
 #include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -89,9 +90,11 @@ void fork_prepare() {
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.lock();
   arena_lock_for_fork();
+  heap_lock_for_fork();
 }
 
 void fork_parent() {
+  heap_unlock_after_fork(false);
   arena_unlock_after_fork(false);
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.unlock();
@@ -100,6 +103,7 @@ void fork_parent() {
 }
 
 void fork_child() {
+  heap_unlock_after_fork(true);
   arena_unlock_after_fork(true);
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) {
@@ -119,7 +123,58 @@ PROFKIT_RT_NOINLINE void* allocation_failed() {
   return nullptr;
 }
 
-// Records a new block: stack, time, cpu, a cleared shadow and a live slot.
+// Takes a live slot for `header` in `state` (its lock held); false when the table is full.
+inline bool take_slot(ThreadState* state, ChunkHeader* header) {
+  uint32_t slot;
+  if (state->free_slot == 0 && state->remote_free.load(std::memory_order_relaxed) != 0)
+    state->free_slot = state->remote_free.exchange(0, std::memory_order_acquire);
+  if (state->free_slot != 0) {
+    slot = state->free_slot - 1;
+    state->free_slot = static_cast<uint32_t>(state->slots[slot] >> 1);
+  } else if (state->slots_used < kMaxSlots) {
+    slot = state->slots_used++;
+  } else {
+    return false;
+  }
+  header->slot = slot;
+  state->slots[slot] = reinterpret_cast<uintptr_t>(header);
+  ++state->allocs;
+  return true;
+}
+
+// A small block from the runtime's own allocator (heap.cc), tracked. The stack, time and
+// CPU are taken before the lock; the block is carved, described and published under it, so
+// a dump never sees a half-written header. nullptr sends the caller to glibc.
+PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t caller_return,
+                                         uintptr_t caller_frame) {
+  RuntimeScope scope;
+  ThreadState* state = current_thread_state();
+  if (state == nullptr) return nullptr;
+  const uint32_t cls = heap_class_of(size + sizeof(ChunkHeader));
+  const uint32_t context_id = capture_stack(caller_return, caller_frame);
+  const uint32_t cpu = current_cpu();
+  const uint32_t timestamp = now_ms();
+  state->lock.lock();
+  ChunkHeader* header = heap_take(state, cls);
+  if (PROFKIT_RT_UNLIKELY(header == nullptr)) {
+    state->lock.unlock();
+    return nullptr;
+  }
+  const uintptr_t user = reinterpret_cast<uintptr_t>(header + 1);
+  header->size = size;
+  header->context_id = context_id;
+  header->cpu = cpu;
+  header->timestamp_ms = timestamp;
+  header->owner = state->index;
+  header->origin = kSmallBlock | cls;
+  if (g.instrumented || g.histogram) clear_shadow(user, size);
+  if (context_id == 0 || !take_slot(state, header)) header->context_id = 0;
+  state->lock.unlock();
+  if (zero) __builtin_memset(reinterpret_cast<void*>(user), 0, size);  // not counted (scope)
+  return reinterpret_cast<void*>(user);
+}
+
+// Records a new glibc block: stack, time, cpu, a cleared shadow and a live slot.
 // Kept out of line so the untracked path stays small.
 PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t caller_return,
                                uintptr_t caller_frame) {
@@ -132,28 +187,25 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   header->owner = state->index;
   if (g.instrumented || g.histogram) clear_shadow(user, header->size);
   state->lock.lock();
-  uint32_t slot;
-  if (state->free_slot == 0 && state->remote_free.load(std::memory_order_relaxed) != 0)
-    state->free_slot = state->remote_free.exchange(0, std::memory_order_acquire);
-  if (state->free_slot != 0) {
-    slot = state->free_slot - 1;
-    state->free_slot = static_cast<uint32_t>(state->slots[slot] >> 1);
-  } else if (state->slots_used < kMaxSlots) {
-    slot = state->slots_used++;
-  } else {
-    state->lock.unlock();
-    header->context_id = 0;  // table full: the block stays untracked
-    return;
-  }
-  header->slot = slot;
-  state->slots[slot] = reinterpret_cast<uintptr_t>(header);
-  ++state->allocs;
+  if (header->context_id == 0 || !take_slot(state, header)) header->context_id = 0;
   state->lock.unlock();
+}
+
+inline bool small_block_fits(uint64_t size, uintptr_t alignment) {
+  return alignment <= kChunkAlignment && size <= kHeapMaxStride - sizeof(ChunkHeader);
 }
 
 inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t caller_return,
                       uintptr_t caller_frame) {
   if (size == 0) size = 1;
+  // Small blocks come from heap.cc whenever they are tracked; the rest (large or
+  // over-aligned blocks, and blocks made inside the runtime or before it started) from glibc.
+  if (PROFKIT_RT_LIKELY(small_block_fits(size, alignment)) && tls_in_runtime == 0 &&
+      (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) ||
+       (g.init_state.load(std::memory_order_relaxed) != 2 && ensure_init() &&
+        g.tracking.load(std::memory_order_relaxed)))) {
+    if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
+  }
   if (alignment < kChunkAlignment) alignment = kChunkAlignment;
   // glibc returns 16-byte aligned blocks, so the aligned user pointer with its header in
   // front needs at most header + alignment - 16 extra bytes.
@@ -167,7 +219,7 @@ inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t c
   ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
   header->size = size;
   header->context_id = 0;
-  header->base_offset = static_cast<uint32_t>((user - base) >> 4);
+  header->origin = static_cast<uint32_t>((user - base) >> 4);
   if (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0)
     track(header, user, caller_return, caller_frame);
   else if (PROFKIT_RT_UNLIKELY(g.init_state.load(std::memory_order_relaxed) != 2) &&
@@ -176,19 +228,36 @@ inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t c
   return reinterpret_cast<void*>(user);
 }
 
-PROFKIT_RT_NOINLINE void untrack(ChunkHeader* header, uintptr_t user) {
+// Ends a block that is tracked or small: its live slot goes back to the owner, its MIB into
+// the freeing thread's table, and a small block's memory to its owner's free list.
+PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
+  // Inside the runtime (a signal handler that frees while this thread holds its own lock,
+  // or the runtime freeing) no lock may be taken: the block is handed back lock-free and
+  // its MIB is not recorded.
+  const bool in_runtime = tls_in_runtime != 0;
   RuntimeScope scope;
-  const uint32_t ts = now_ms();
-  const uint32_t cpu = current_cpu();
+  const bool tracked = header->context_id != 0;
+  const bool small = (header->origin & kSmallBlock) != 0;
+  const uint32_t cls = header->origin & ~kSmallBlock;
   ThreadState* owner = thread_state_at(header->owner);
-  ThreadState* self = g.tracking.load(std::memory_order_relaxed) ? current_thread_state() : nullptr;
+  ThreadState* self = !in_runtime && g.tracking.load(std::memory_order_relaxed)
+                          ? current_thread_state()
+                          : nullptr;
+  uint32_t ts = 0, cpu = 0;
+  if (tracked) {
+    ts = now_ms();
+    cpu = current_cpu();
+  }
   const uint32_t slot = header->slot;
-  if (self == owner) {
+  if (self == owner && self != nullptr) {
     owner->lock.lock();
-    owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
-    owner->free_slot = slot + 1;
-    record_block(&self->mibs, header, user, ts, cpu);
-    ++self->frees;
+    if (tracked) {
+      owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
+      owner->free_slot = slot + 1;
+      record_block(&self->mibs, header, user, ts, cpu);
+      ++self->frees;
+    }
+    if (small) heap_give(owner, cls, header);
     owner->lock.unlock();
     return;
   }
@@ -196,23 +265,32 @@ PROFKIT_RT_NOINLINE void untrack(ChunkHeader* header, uintptr_t user) {
   // slot is released and the block recorded, so a dump (which holds every thread's lock)
   // sees the block either live or freed, never both.
   if (self != nullptr) self->lock.lock();
-  uint32_t head = owner->remote_free.load(std::memory_order_relaxed);
-  do {
-    owner->slots[slot] = (uintptr_t{head} << 1) | 1;
-  } while (!owner->remote_free.compare_exchange_weak(head, slot + 1, std::memory_order_release,
-                                                     std::memory_order_relaxed));
-  if (self == nullptr) return;
-  record_block(&self->mibs, header, user, ts, cpu);
-  ++self->frees;
-  self->lock.unlock();
+  if (tracked) {
+    uint32_t head = owner->remote_free.load(std::memory_order_relaxed);
+    do {
+      owner->slots[slot] = (uintptr_t{head} << 1) | 1;
+    } while (!owner->remote_free.compare_exchange_weak(head, slot + 1, std::memory_order_release,
+                                                       std::memory_order_relaxed));
+    if (self != nullptr) {
+      record_block(&self->mibs, header, user, ts, cpu);
+      ++self->frees;
+    }
+  }
+  if (small) heap_give_remote(owner, cls, header);  // after the record: the owner may reuse it
+  if (self != nullptr) self->lock.unlock();
 }
 
 inline void deallocate(void* p) {
   if (p == nullptr) return;
   ChunkHeader* header = header_of(p);
   const uintptr_t user = reinterpret_cast<uintptr_t>(p);
-  if (header->context_id != 0) untrack(header, user);
-  __libc_free(reinterpret_cast<void*>(user - (uintptr_t{header->base_offset} << 4)));
+  const uint32_t origin = header->origin;
+  if (origin & kSmallBlock) {
+    release(header, user);
+    return;
+  }
+  if (header->context_id != 0) release(header, user);
+  __libc_free(reinterpret_cast<void*>(user - (uintptr_t{origin} << 4)));
 }
 
 inline bool is_power_of_two(uintptr_t x) { return x != 0 && (x & (x - 1)) == 0; }

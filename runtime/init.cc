@@ -210,6 +210,11 @@ void* os_map(size_t size) {
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
 }
+void* os_map_noreserve(size_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
 void os_unmap(void* p, size_t size) { munmap(p, size); }
 
 void* arena_alloc(size_t size) {

@@ -50,6 +50,7 @@ class SpinLock {
 void* arena_alloc(size_t size);   // zeroed
 void arena_free(void* p, size_t size);
 void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
+void* os_map_noreserve(size_t size);  // the same, MAP_NORESERVE (pages cost only when touched)
 void os_unmap(void* p, size_t size);
 
 // ---- global state --------------------------------------------------------------------
@@ -73,6 +74,56 @@ extern char** g_start_envp;  // the environment as passed to .preinit_array / co
 // Initializes the runtime once; safe to call from any entry point. Returns false while
 // this thread is the one initializing (callers then serve the request untracked).
 bool ensure_init();
+
+struct ChunkHeader;
+
+// ---- small-block allocator (heap.cc) ---------------------------------------------------
+// Size classes by slot stride (header + user bytes): 64..1024 in steps of 64, then four
+// steps per doubling up to 32 KiB. Larger or over-aligned blocks go to glibc.
+inline constexpr uint32_t kHeapClasses = 36;
+inline constexpr uint64_t kHeapMaxStride = 32768;
+
+inline uint64_t heap_stride(uint32_t cls) {
+  if (cls < 16) return uint64_t{64} * (cls + 1);
+  const uint32_t p = 10 + (cls - 16) / 4;
+  return (uint64_t{1} << p) + uint64_t{(cls - 16) % 4 + 1} * (uint64_t{1} << (p - 2));
+}
+// Class of a slot holding `need` bytes (header included), 0 < need <= kHeapMaxStride.
+inline uint32_t heap_class_of(uint64_t need) {
+  if (need <= 1024) return static_cast<uint32_t>((need + 63) / 64 - 1);
+  const uint64_t n = need - 1;
+  const uint32_t p = 63 - static_cast<uint32_t>(__builtin_clzll(n));
+  return 16 + 4 * (p - 10) + static_cast<uint32_t>((n >> (p - 2)) & 3);
+}
+
+// One size class of one thread state. `free` is touched by the owner only (under its
+// lock); `remote` lives in a separate array so other threads' pushes do not share its
+// cache lines.
+struct HeapClass {
+  ChunkHeader* free = nullptr;
+  uintptr_t bump = 0, bump_end = 0;  // uncarved slots of the current span
+};
+struct alignas(64) HeapRemote {
+  std::atomic<ChunkHeader*> head{nullptr};
+};
+
+// ---- unwind-table walker (unwind.cc) -----------------------------------------------------
+// How to get from a frame to its caller, for one return address: the CFA is rsp or rbp plus
+// an offset, the return address sits just below the CFA, and the caller's rbp is unchanged,
+// saved at CFA + rbp_offset, or lost.
+struct FrameRule {
+  enum Kind : uint8_t { unknown, bad, outermost, from_rsp, from_rbp };
+  enum Rbp : uint8_t { rbp_same, rbp_saved, rbp_lost };
+  uint8_t kind = unknown;
+  uint8_t rbp = rbp_same;
+  int32_t cfa_offset = 0;
+  int32_t rbp_offset = 0;
+};
+struct FrameCacheEntry {
+  uintptr_t pc = 0;
+  FrameRule rule;
+};
+inline constexpr uint32_t kFrameCacheSize = 1024;  // per thread state, direct-mapped
 
 // ---- per-thread state ----------------------------------------------------------------
 struct MibEntry {
@@ -108,6 +159,9 @@ struct ThreadState {
   MibTable mibs;                 // freed allocations merged here, by context id
   uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
   uint64_t allocs = 0, frees = 0;
+  HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
+  HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
+  FrameCacheEntry frame_cache[kFrameCacheSize];  // unwind.cc's rules, by return address
 };
 
 inline constexpr uint32_t kMaxThreads = 1 << 14;
@@ -142,10 +196,31 @@ struct ChunkHeader {
   uint32_t timestamp_ms;  // allocation time (A.7.1)
   uint32_t owner;         // thread-state index holding the slot
   uint32_t slot;          // slot index in the owner's table
-  uint32_t base_offset;   // (user pointer - underlying block) / 16
+  uint32_t origin;        // kSmallBlock | size class, or (user pointer - glibc block) / 16
 };
 static_assert(sizeof(ChunkHeader) == 32);
 inline constexpr uintptr_t kChunkAlignment = 64;
+inline constexpr uint32_t kSmallBlock = 1u << 31;  // ChunkHeader::origin: heap.cc block
+
+// heap.cc. A freed small block links to the next through its header's `size` field.
+inline ChunkHeader* heap_next(const ChunkHeader* block) {
+  return reinterpret_cast<ChunkHeader*>(block->size);
+}
+inline void heap_set_next(ChunkHeader* block, ChunkHeader* next) {
+  block->size = reinterpret_cast<uintptr_t>(next);
+}
+// A slot of class `cls` for `state` (its lock held): its free list, else what other
+// threads freed, else a new slot. nullptr when no memory is left.
+ChunkHeader* heap_take(ThreadState* state, uint32_t cls);
+// Returns a block to its owner's free list (owner's lock held).
+inline void heap_give(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
+  heap_set_next(block, owner->heap[cls].free);
+  owner->heap[cls].free = block;
+}
+// Returns a block freed by another thread (no lock needed).
+void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block);
+void heap_lock_for_fork();
+void heap_unlock_after_fork(bool child);
 
 inline ChunkHeader* header_of(const void* p) {
   return reinterpret_cast<ChunkHeader*>(reinterpret_cast<uintptr_t>(p) - sizeof(ChunkHeader));
@@ -170,6 +245,10 @@ uint32_t current_cpu();
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame);
 // PCs (return addresses) of a depot id; nullptr if unknown.
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
+// Walks the stack with unwind tables from an entry point's return address and frame (see
+// capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
+uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                            uintptr_t* out, uint32_t max);
 uint32_t depot_size();
 void register_thread_stack(ThreadState* state);
 

@@ -1,6 +1,7 @@
-// Allocation stacks: capture (unwind tables with libunwind's per-PC cache by default, or
-// frame pointers only, as compiler-rt does, with fast_unwind_on_malloc=1 or llvm_compat=1) and a lock-free stack depot that gives each distinct stack a
-// stable id for the life of the process.
+// Allocation stacks: capture (unwind tables by default: the runtime's own cached walker,
+// unwind.cc, with libunwind for what it cannot follow; frame pointers only, as compiler-rt
+// does, with fast_unwind_on_malloc=1 or llvm_compat=1) and a lock-free stack depot that
+// gives each distinct stack a stable id for the life of the process.
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -119,17 +120,21 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   const uint32_t depth = g.stack_depth;
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
-    void* frames[256 + kSkipMax];
-    const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
-    int start = -1;
-    for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
-      if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
-        start = i;
-        break;
+    if (!g.options.use_libunwind.value && tls_state != nullptr)
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth);
+    if (n == 0) {
+      void* frames[256 + kSkipMax];
+      const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
+      int start = -1;
+      for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
+        if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
+          start = i;
+          break;
+        }
+      if (start >= 0) {
+        for (int i = start; i < got && n < depth; ++i)
+          pcs[n++] = reinterpret_cast<uintptr_t>(frames[i]);
       }
-    if (start >= 0) {
-      for (int i = start; i < got && n < depth; ++i)
-        pcs[n++] = reinterpret_cast<uintptr_t>(frames[i]);
     }
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);

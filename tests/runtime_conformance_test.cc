@@ -369,6 +369,16 @@ TEST(Default, SameContextsOnEveryRun) {
   }
 }
 
+TEST(Default, OwnUnwinderGivesLibunwindsStacks) {
+  // The runtime's cached .eh_frame walker against libunwind's unw_backtrace, through
+  // libstdc++ frames (no frame pointers): same contexts, same counts.
+  const Binaries& b = build("stable", "stable.cpp");
+  const Contexts own = profile_one(b, true, "unwind-own", "");
+  const Contexts libunwind = profile_one(b, true, "unwind-libunwind", "use_libunwind=1");
+  EXPECT_GE(own.size(), 5u);
+  expect_same(libunwind, own, "own walker vs libunwind");
+}
+
 TEST(Default, StressThreadsSignalsForkExitHooks) {
   const Binaries& b = build("stress", "stress.cpp");
   const std::string dir = profkit::test::work_dir("raw");

@@ -1,0 +1,418 @@
+// The default stack walker: unwind tables (.eh_frame), so stacks stay right through code
+// built without frame pointers (libstdc++, libc), at close to the cost of a frame-pointer
+// walk. For each return address the frame rule (where the CFA is, where the caller's rbp
+// was saved) is computed once from the CFI of its FDE, found through glibc's
+// _dl_find_object and the object's .eh_frame_hdr search table, and kept in a per-thread
+// cache; a walk is then a cache probe and two loads per frame. Whatever the walker cannot
+// follow (CFA expressions as in signal trampolines, an rbp kept in another register, a
+// frame outside the thread's stack) makes it give up, and the caller falls back to
+// libunwind for that stack.
+#include <dlfcn.h>
+
+#include "runtime/rt.h"
+
+namespace profkit::rt {
+namespace {
+
+// DWARF register numbers (x86-64 psABI).
+constexpr uint64_t kRegRbp = 6, kRegRsp = 7, kRegRa = 16;
+
+// DW_EH_PE pointer encodings.
+constexpr uint8_t kPeOmit = 0xff;
+constexpr uint8_t kPePcrel = 0x10, kPeDatarel = 0x30, kPeIndirect = 0x80;
+
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+
+  bool has(size_t n) {
+    if (static_cast<size_t>(end - p) < n) ok = false;
+    return ok;
+  }
+  template <class T>
+  T fixed() {
+    if (!has(sizeof(T))) return 0;
+    T v;
+    __builtin_memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+    return v;
+  }
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (unsigned shift = 0; has(1); shift += 7) {
+      const uint8_t b = *p++;
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    return 0;
+  }
+  int64_t sleb() {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    uint8_t b = 0;
+    do {
+      if (!has(1)) return 0;
+      b = *p++;
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      shift += 7;
+    } while (b & 0x80);
+    if (shift < 64 && (b & 0x40)) v |= ~uint64_t{0} << shift;
+    return static_cast<int64_t>(v);
+  }
+  // An encoded pointer; `data_base` for datarel. The application part is ignored when
+  // `value_only` (an FDE's address range is a plain length).
+  uint64_t pointer(uint8_t enc, uint64_t data_base, bool value_only = false) {
+    if (enc == kPeOmit) return 0;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    uint64_t v;
+    switch (enc & 0x0f) {
+      case 0x00: v = fixed<uint64_t>(); break;
+      case 0x01: v = uleb(); break;
+      case 0x02: v = fixed<uint16_t>(); break;
+      case 0x03: v = fixed<uint32_t>(); break;
+      case 0x04: v = fixed<uint64_t>(); break;
+      case 0x09: v = static_cast<uint64_t>(sleb()); break;
+      case 0x0a: v = static_cast<uint64_t>(static_cast<int64_t>(fixed<int16_t>())); break;
+      case 0x0b: v = static_cast<uint64_t>(static_cast<int64_t>(fixed<int32_t>())); break;
+      case 0x0c: v = fixed<uint64_t>(); break;
+      default: ok = false; return 0;
+    }
+    if (value_only) return v;
+    switch (enc & 0x70) {
+      case 0x00: break;
+      case kPePcrel: v += at; break;
+      case kPeDatarel: v += data_base; break;
+      default: ok = false; return 0;
+    }
+    if (enc & kPeIndirect) {
+      ok = false;  // never used for FDE addresses in practice
+      return 0;
+    }
+    return v;
+  }
+};
+
+// How a register of the caller is recovered.
+enum class Saved : uint8_t { same, at_cfa, undefined, other };
+
+struct CfiState {
+  uint64_t cfa_reg = kRegRsp;
+  int64_t cfa_offset = 8;
+  bool cfa_expression = false;
+  Saved rbp = Saved::same, ra = Saved::same;
+  int64_t rbp_offset = 0, ra_offset = 0;
+};
+
+struct Cie {
+  uint64_t code_align = 1;
+  int64_t data_align = 1;
+  uint64_t ra_register = kRegRa;
+  uint8_t fde_encoding = 0;
+  bool has_augmentation_data = false;
+  bool signal_frame = false;
+  const uint8_t* instructions = nullptr;
+  const uint8_t* end = nullptr;
+};
+
+// Length-prefixed entry at `p` (CIE or FDE): body start and end, or false.
+bool entry_bounds(const uint8_t* p, const uint8_t** body, const uint8_t** end) {
+  uint32_t length32;
+  __builtin_memcpy(&length32, p, 4);
+  p += 4;
+  uint64_t length = length32;
+  if (length32 == 0xffffffffu) {
+    __builtin_memcpy(&length, p, 8);
+    p += 8;
+  }
+  if (length == 0 || length > (uint64_t{1} << 30)) return false;
+  *body = p;
+  *end = p + length;
+  return true;
+}
+
+bool parse_cie(const uint8_t* at, Cie* cie) {
+  const uint8_t* body;
+  const uint8_t* end;
+  if (!entry_bounds(at, &body, &end)) return false;
+  Reader r{body, end};
+  if (r.fixed<uint32_t>() != 0) return false;  // CIE id in .eh_frame
+  const uint8_t version = r.fixed<uint8_t>();
+  if (version != 1 && version != 3) return false;
+  const char* augmentation = reinterpret_cast<const char*>(r.p);
+  while (r.has(1) && *r.p != 0) ++r.p;
+  if (!r.has(1)) return false;
+  ++r.p;
+  cie->code_align = r.uleb();
+  cie->data_align = r.sleb();
+  cie->ra_register = version == 1 ? r.fixed<uint8_t>() : r.uleb();
+  if (augmentation[0] == 'z') {
+    cie->has_augmentation_data = true;
+    const uint64_t length = r.uleb();
+    if (!r.has(length)) return false;
+    const uint8_t* data_end = r.p + length;
+    for (const char* a = augmentation + 1; *a != 0 && r.ok; ++a) {
+      switch (*a) {
+        case 'R': cie->fde_encoding = r.fixed<uint8_t>(); break;
+        case 'L': r.fixed<uint8_t>(); break;
+        case 'P': {
+          const uint8_t enc = r.fixed<uint8_t>();
+          r.pointer(static_cast<uint8_t>(enc & ~kPeIndirect), 0);
+          break;
+        }
+        case 'S': cie->signal_frame = true; break;
+        default: break;  // 'B', 'G' and the like carry no data we need
+      }
+    }
+    r.p = data_end;
+  } else if (augmentation[0] != 0) {
+    return false;  // pre-'z' GCC augmentations ("eh"): never emitted for x86-64 today
+  }
+  cie->instructions = r.p;
+  cie->end = end;
+  return r.ok;
+}
+
+// Runs CFA instructions from `r` until the location passes `target`. `initial` is the CIE's
+// state (for DW_CFA_restore). False on anything malformed.
+bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiState& initial,
+             CfiState* state) {
+  constexpr int kMaxRemembered = 8;
+  CfiState remembered[kMaxRemembered];
+  int depth = 0;
+  auto set_saved = [&](uint64_t reg, Saved how, int64_t offset) {
+    if (reg == kRegRbp) {
+      state->rbp = how;
+      state->rbp_offset = offset;
+    } else if (reg == cie.ra_register) {
+      state->ra = how;
+      state->ra_offset = offset;
+    }
+  };
+  auto restore = [&](uint64_t reg) {
+    if (reg == kRegRbp) {
+      state->rbp = initial.rbp;
+      state->rbp_offset = initial.rbp_offset;
+    } else if (reg == cie.ra_register) {
+      state->ra = initial.ra;
+      state->ra_offset = initial.ra_offset;
+    }
+  };
+  while (r.ok && r.p < r.end) {
+    const uint8_t op = *r.p++;
+    const uint8_t low = op & 0x3f;
+    uint64_t advance = 0;
+    switch (op >> 6) {
+      case 1: advance = low; break;
+      case 2: set_saved(low, Saved::at_cfa, static_cast<int64_t>(r.uleb()) * cie.data_align); continue;
+      case 3: restore(low); continue;
+      default: break;
+    }
+    if (op >> 6 == 0) {
+      switch (op) {
+        case 0x00: continue;                                        // nop
+        case 0x01: {                                                // set_loc
+          const uint64_t to = r.pointer(cie.fde_encoding, 0);
+          if (to > target) return r.ok;
+          loc = to;
+          continue;
+        }
+        case 0x02: advance = r.fixed<uint8_t>(); break;             // advance_loc1
+        case 0x03: advance = r.fixed<uint16_t>(); break;            // advance_loc2
+        case 0x04: advance = r.fixed<uint32_t>(); break;            // advance_loc4
+        case 0x05: {                                                // offset_extended
+          const uint64_t reg = r.uleb();
+          set_saved(reg, Saved::at_cfa, static_cast<int64_t>(r.uleb()) * cie.data_align);
+          continue;
+        }
+        case 0x06: restore(r.uleb()); continue;                     // restore_extended
+        case 0x07: set_saved(r.uleb(), Saved::undefined, 0); continue;
+        case 0x08: set_saved(r.uleb(), Saved::same, 0); continue;   // same_value
+        case 0x09: {                                                // register
+          const uint64_t reg = r.uleb();
+          r.uleb();
+          set_saved(reg, Saved::other, 0);
+          continue;
+        }
+        case 0x0a:                                                  // remember_state
+          if (depth == kMaxRemembered) return false;
+          remembered[depth++] = *state;
+          continue;
+        case 0x0b:                                                  // restore_state
+          if (depth == 0) return false;
+          *state = remembered[--depth];
+          continue;
+        case 0x0c:                                                  // def_cfa
+          state->cfa_reg = r.uleb();
+          state->cfa_offset = static_cast<int64_t>(r.uleb());
+          state->cfa_expression = false;
+          continue;
+        case 0x0d: state->cfa_reg = r.uleb(); state->cfa_expression = false; continue;
+        case 0x0e: state->cfa_offset = static_cast<int64_t>(r.uleb()); continue;
+        case 0x0f: {                                                // def_cfa_expression
+          const uint64_t n = r.uleb();
+          if (r.has(n)) r.p += n;
+          state->cfa_expression = true;
+          continue;
+        }
+        case 0x10: {                                                // expression
+          const uint64_t reg = r.uleb();
+          const uint64_t n = r.uleb();
+          if (r.has(n)) r.p += n;
+          set_saved(reg, Saved::other, 0);
+          continue;
+        }
+        case 0x11: {                                                // offset_extended_sf
+          const uint64_t reg = r.uleb();
+          set_saved(reg, Saved::at_cfa, r.sleb() * cie.data_align);
+          continue;
+        }
+        case 0x12:                                                  // def_cfa_sf
+          state->cfa_reg = r.uleb();
+          state->cfa_offset = r.sleb() * cie.data_align;
+          state->cfa_expression = false;
+          continue;
+        case 0x13: state->cfa_offset = r.sleb() * cie.data_align; continue;
+        case 0x14: case 0x15: {                                     // val_offset[_sf]
+          const uint64_t reg = r.uleb();
+          if (op == 0x14) r.uleb(); else r.sleb();
+          set_saved(reg, Saved::other, 0);
+          continue;
+        }
+        case 0x16: {                                                // val_expression
+          const uint64_t reg = r.uleb();
+          const uint64_t n = r.uleb();
+          if (r.has(n)) r.p += n;
+          set_saved(reg, Saved::other, 0);
+          continue;
+        }
+        case 0x2e: r.uleb(); continue;                              // GNU_args_size
+        case 0x2f: {                                                // GNU_negative_offset_extended
+          const uint64_t reg = r.uleb();
+          set_saved(reg, Saved::at_cfa, -static_cast<int64_t>(r.uleb()) * cie.data_align);
+          continue;
+        }
+        default: return false;
+      }
+    }
+    loc += advance * cie.code_align;
+    if (loc > target) break;
+  }
+  return r.ok;
+}
+
+// The FDE covering `pc` in the object's .eh_frame_hdr search table, or nullptr.
+const uint8_t* find_fde(const uint8_t* hdr, uintptr_t pc) {
+  if (hdr == nullptr || hdr[0] != 1) return nullptr;
+  const uint8_t table_enc = hdr[3];
+  if (table_enc != (kPeDatarel | 0x0b)) return nullptr;  // sorted table of sdata4 pairs
+  Reader r{hdr + 4, hdr + 4 + 32};
+  const uint64_t base = reinterpret_cast<uintptr_t>(hdr);
+  r.pointer(hdr[1], base);
+  const uint64_t count = r.pointer(hdr[2], base);
+  if (!r.ok || count == 0) return nullptr;
+  const auto* table = reinterpret_cast<const int32_t*>(r.p);
+  uint64_t lo = 0, hi = count;  // last entry with initial location <= pc
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (base + static_cast<uint64_t>(static_cast<int64_t>(table[2 * mid])) <= pc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  if (base + static_cast<uint64_t>(static_cast<int64_t>(table[2 * lo])) > pc) return nullptr;
+  return hdr + table[2 * lo + 1];
+}
+
+// Computes the rule of the frame whose return address is `ra`.
+FrameRule compute_rule(uintptr_t ra) {
+  FrameRule bad{FrameRule::bad, 0, 0, 0};
+  const uintptr_t pc = ra - 1;  // inside the call instruction: right even for noreturn calls
+  dl_find_object object;
+  if (_dl_find_object(reinterpret_cast<void*>(pc), &object) != 0) return bad;
+  const uint8_t* fde = find_fde(static_cast<const uint8_t*>(object.dlfo_eh_frame), pc);
+  if (fde == nullptr) return bad;
+  const uint8_t* body;
+  const uint8_t* end;
+  if (!entry_bounds(fde, &body, &end)) return bad;
+  uint32_t cie_pointer;
+  __builtin_memcpy(&cie_pointer, body, 4);
+  if (cie_pointer == 0) return bad;  // a CIE, not an FDE
+  Cie cie;
+  if (!parse_cie(body - cie_pointer, &cie) || cie.signal_frame) return bad;
+  Reader r{body + 4, end};
+  const uint64_t begin = r.pointer(cie.fde_encoding, 0);
+  const uint64_t range = r.pointer(cie.fde_encoding, 0, true);
+  if (!r.ok || pc < begin || pc - begin >= range) return bad;
+  if (cie.has_augmentation_data) {
+    const uint64_t n = r.uleb();
+    if (!r.has(n)) return bad;
+    r.p += n;
+  }
+  CfiState initial;
+  if (!run_cfi(Reader{cie.instructions, cie.end}, cie, begin, ~uint64_t{0}, initial, &initial))
+    return bad;
+  CfiState state = initial;
+  if (!run_cfi(r, cie, begin, pc, initial, &state)) return bad;
+  if (state.ra == Saved::undefined) return FrameRule{FrameRule::outermost, 0, 0, 0};
+  if (state.cfa_expression || (state.cfa_reg != kRegRsp && state.cfa_reg != kRegRbp) ||
+      state.ra != Saved::at_cfa || state.ra_offset != -8 || state.rbp == Saved::other ||
+      state.cfa_offset < 8 || state.cfa_offset > (1 << 20) || state.rbp_offset < -(1 << 20) ||
+      state.rbp_offset > 0)
+    return bad;
+  FrameRule rule;
+  rule.kind = state.cfa_reg == kRegRsp ? FrameRule::from_rsp : FrameRule::from_rbp;
+  rule.rbp = state.rbp == Saved::at_cfa ? FrameRule::rbp_saved
+             : state.rbp == Saved::undefined ? FrameRule::rbp_lost
+                                             : FrameRule::rbp_same;
+  rule.cfa_offset = static_cast<int32_t>(state.cfa_offset);
+  rule.rbp_offset = static_cast<int32_t>(state.rbp_offset);
+  return rule;
+}
+
+inline const FrameRule& rule_for(ThreadState* state, uintptr_t ra) {
+  FrameCacheEntry& e = state->frame_cache[(ra ^ (ra >> 12)) & (kFrameCacheSize - 1)];
+  if (PROFKIT_RT_UNLIKELY(e.pc != ra)) {
+    e.rule = compute_rule(ra);
+    e.pc = ra;
+  }
+  return e.rule;
+}
+
+}  // namespace
+
+uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                            uintptr_t* out, uint32_t max) {
+  const uintptr_t low = state->stack_low, high = state->stack_high;
+  if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0)
+    return 0;
+  // The entry point keeps a frame pointer: its caller's stack pointer is just above the
+  // entry's saved rbp and return address, and the caller's rbp is the saved one.
+  uintptr_t pc = caller_return;
+  uintptr_t sp = caller_frame + 16;
+  uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
+  bool bp_known = true;
+  uint32_t n = 0;
+  while (n < max) {
+    out[n++] = pc;
+    if (n == max) break;
+    const FrameRule rule = rule_for(state, pc);
+    if (rule.kind == FrameRule::outermost) break;
+    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known)) return 0;
+    const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
+    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return 0;
+    if (rule.rbp == FrameRule::rbp_saved) {
+      const uintptr_t slot = cfa + rule.rbp_offset;
+      if (slot < sp) return 0;
+      bp = *reinterpret_cast<const uintptr_t*>(slot);
+    } else if (rule.rbp == FrameRule::rbp_lost) {
+      bp_known = false;
+    }
+    pc = reinterpret_cast<const uintptr_t*>(cfa)[-1];
+    sp = cfa;
+    if (pc == 0) break;  // a thread's or the process's first frame
+  }
+  return n;
+}
+
+}  // namespace profkit::rt
