@@ -123,6 +123,9 @@ void do_init() {
   if (g.options.max_allocation_size_mb.value > 0)
     g.max_size = static_cast<uint64_t>(g.options.max_allocation_size_mb.value) << 20;
   reserve_shadow();
+  if (!depot_init())
+    LineWriter().str("profkit-memprof: error: cannot reserve the stack depot; nothing is profiled")
+        .flush_to(2);
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   g.time_origin_sec = now.tv_sec;
@@ -285,7 +288,10 @@ struct TimeAnchor {
   uint64_t tsc = 0;
   uint64_t limit = 0;  // ticks the anchor is valid for; 0 = no anchor
   int64_t ns = 0;
-  double ns_per_tick = 0;
+  // Nanoseconds per tick in 32.32 fixed point: one multiply per timestamp. The anchor is
+  // valid for 16 ms (below 2^26 ticks up to 4 GHz) and the rate is below 2^32 (a TSC of
+  // at least 1 GHz), so the product stays below 2^58.
+  uint64_t ns_per_tick_q32 = 0;
 };
 __thread TimeAnchor tls_anchor PROFKIT_RT_TLS;
 
@@ -304,10 +310,10 @@ PROFKIT_RT_NOINLINE int64_t now_ns_slow() {
   double rate = 0;
   if (ns - g_ns_origin >= kCalibrationNs && tsc > g_tsc_origin)
     rate = static_cast<double>(ns - g_ns_origin) / static_cast<double>(tsc - g_tsc_origin);
-  if (rate > 0) {
+  if (rate > 0 && rate < 1.0) {
     tls_anchor.tsc = tsc;
     tls_anchor.ns = ns;
-    tls_anchor.ns_per_tick = rate;
+    tls_anchor.ns_per_tick_q32 = static_cast<uint64_t>(rate * 4294967296.0);
     tls_anchor.limit = static_cast<uint64_t>(static_cast<double>(kAnchorNs) / rate);
   }
   return ns;
@@ -327,7 +333,7 @@ uint32_t now_ms() {
   const TimeAnchor& a = tls_anchor;
   const uint64_t d = g_tsc_ok ? read_tsc() - a.tsc : ~uint64_t{0};
   if (PROFKIT_RT_LIKELY(d < a.limit))
-    ns = a.ns + static_cast<int64_t>(static_cast<double>(d) * a.ns_per_tick);
+    ns = a.ns + static_cast<int64_t>((d * a.ns_per_tick_q32) >> 32);
   else
     ns = now_ns_slow();
   return static_cast<uint32_t>(static_cast<int>(ns / 1'000'000));

@@ -250,6 +250,7 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max);
 uint32_t depot_size();
+bool depot_init();  // at start-up; false when its memory cannot be reserved
 void register_thread_stack(ThreadState* state);
 
 // ---- MIBs ----------------------------------------------------------------------------
