@@ -168,7 +168,8 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   header->owner = state->index;
   header->origin = kSmallBlock | cls;
   if (g.instrumented || g.histogram) clear_shadow(user, size);
-  if (context_id == 0 || !take_slot(state, header)) header->context_id = 0;
+  // No live-slot table: a dump finds live small blocks by walking the spans (heap.cc).
+  if (context_id != 0) ++state->allocs;
   state->lock.unlock();
   if (zero) __builtin_memset(reinterpret_cast<void*>(user), 0, size);  // not counted (scope)
   return reinterpret_cast<void*>(user);
@@ -248,35 +249,45 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
     ts = now_ms();
     cpu = current_cpu();
   }
-  const uint32_t slot = header->slot;
+  const uint32_t slot = header->slot;  // glibc blocks only
   if (self == owner && self != nullptr) {
     owner->lock.lock();
     if (tracked) {
-      owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
-      owner->free_slot = slot + 1;
+      if (!small) {
+        owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
+        owner->free_slot = slot + 1;
+      }
       record_block(&self->mibs, header, user, ts, cpu);
       ++self->frees;
     }
-    if (small) heap_give(owner, cls, header);
+    if (small) {
+      header->context_id = 0;  // no longer live for a dump's span walk
+      heap_give(owner, cls, header);
+    }
     owner->lock.unlock();
     return;
   }
   // A cross-thread free never takes the owner's lock. It holds its own lock while the
-  // slot is released and the block recorded, so a dump (which holds every thread's lock)
-  // sees the block either live or freed, never both.
+  // block stops being live and is recorded, so a dump (which holds every thread's lock)
+  // sees it either live or freed, never both.
   if (self != nullptr) self->lock.lock();
   if (tracked) {
-    uint32_t head = owner->remote_free.load(std::memory_order_relaxed);
-    do {
-      owner->slots[slot] = (uintptr_t{head} << 1) | 1;
-    } while (!owner->remote_free.compare_exchange_weak(head, slot + 1, std::memory_order_release,
-                                                       std::memory_order_relaxed));
+    if (!small) {
+      uint32_t head = owner->remote_free.load(std::memory_order_relaxed);
+      do {
+        owner->slots[slot] = (uintptr_t{head} << 1) | 1;
+      } while (!owner->remote_free.compare_exchange_weak(
+          head, slot + 1, std::memory_order_release, std::memory_order_relaxed));
+    }
     if (self != nullptr) {
       record_block(&self->mibs, header, user, ts, cpu);
       ++self->frees;
     }
   }
-  if (small) heap_give_remote(owner, cls, header);  // after the record: the owner may reuse it
+  if (small) {  // after the record: the owner may reuse the block at once
+    header->context_id = 0;
+    heap_give_remote(owner, cls, header);
+  }
   if (self != nullptr) self->lock.unlock();
 }
 

@@ -481,6 +481,7 @@ int dump_profile(bool at_exit) {
       record_block(&live, reinterpret_cast<const ChunkHeader*>(v), v + sizeof(ChunkHeader), ts, cpu);
     }
   }
+  heap_record_live(&live, ts, cpu);
   if (text) {
     for (uint32_t t = 0; t <= threads; ++t) {
       const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;

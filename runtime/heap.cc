@@ -17,12 +17,30 @@ SpinLock g_span_lock;
 uintptr_t g_span_cursor = 0;
 uintptr_t g_span_end = 0;
 
+// Every span ever handed out, so a dump can find the live blocks without a table of them
+// (the allocation and free paths then touch no shared bookkeeping). Written under
+// g_span_lock; `g_span_count` is published after the entry.
+struct SpanInfo {
+  uintptr_t base;
+  uint32_t cls;
+  uint32_t owner;
+};
+constexpr size_t kMaxSpans = size_t{1} << 22;  // 4M spans: at least 256 GiB of small blocks
+SpanInfo* g_spans = nullptr;
+std::atomic<size_t> g_span_count{0};
+
 inline size_t span_bytes(uint32_t cls) { return heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10; }
 
-// A fresh span for `cls`, or 0 when the address space is exhausted.
-uintptr_t new_span(uint32_t cls) {
+// A fresh span of `cls` for thread state `owner`, or 0 when no memory is left.
+uintptr_t new_span(uint32_t cls, uint32_t owner) {
   const size_t bytes = span_bytes(cls);
   g_span_lock.lock();
+  const size_t count = g_span_count.load(std::memory_order_relaxed);
+  if (g_spans == nullptr) g_spans = static_cast<SpanInfo*>(os_map_noreserve(sizeof(SpanInfo) * kMaxSpans));
+  if (g_spans == nullptr || count == kMaxSpans) {
+    g_span_lock.unlock();
+    return 0;
+  }
   if (g_span_end - g_span_cursor < bytes) {
     void* fresh = os_map_noreserve(kReservation);
     if (fresh == nullptr) {
@@ -34,6 +52,8 @@ uintptr_t new_span(uint32_t cls) {
   }
   const uintptr_t span = g_span_cursor;
   g_span_cursor += bytes;
+  g_spans[count] = SpanInfo{span, cls, owner};
+  g_span_count.store(count + 1, std::memory_order_release);
   g_span_lock.unlock();
   return span;
 }
@@ -54,7 +74,7 @@ ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   }
   const uint64_t stride = heap_stride(cls);
   if (PROFKIT_RT_UNLIKELY(c.bump_end - c.bump < stride)) {
-    const uintptr_t span = new_span(cls);
+    const uintptr_t span = new_span(cls, state->index);
     if (span == 0) return nullptr;
     c.bump = span + kChunkAlignment - sizeof(ChunkHeader);
     c.bump_end = span + span_bytes(cls);
@@ -71,6 +91,26 @@ void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
     heap_set_next(block, head);
   } while (!remote.compare_exchange_weak(head, block, std::memory_order_release,
                                          std::memory_order_relaxed));
+}
+
+void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu) {
+  const size_t count = g_span_count.load(std::memory_order_acquire);
+  for (size_t i = 0; i < count; ++i) {
+    const SpanInfo& span = g_spans[i];
+    const uint64_t stride = heap_stride(span.cls);
+    const HeapClass& c = thread_state_at(span.owner)->heap[span.cls];
+    const uintptr_t end = span.base + span_bytes(span.cls);
+    // The owner's current span is carved only up to its bump pointer.
+    const uintptr_t carved = c.bump > span.base && c.bump <= end ? c.bump : end;
+    for (uintptr_t at = span.base + kChunkAlignment - sizeof(ChunkHeader);
+         at + stride <= end && at < carved; at += stride) {
+      const auto* header = reinterpret_cast<const ChunkHeader*>(at);
+      // Live and tracked; the size check guards against a block being freed without a lock
+      // (inside the runtime) whose free-list link has replaced its size.
+      if (header->context_id == 0 || header->size > stride - sizeof(ChunkHeader)) continue;
+      record_block(table, header, at + sizeof(ChunkHeader), dealloc_ts, dealloc_cpu);
+    }
+  }
 }
 
 void heap_lock_for_fork() { g_span_lock.lock(); }

@@ -116,14 +116,22 @@ struct FrameRule {
   enum Rbp : uint8_t { rbp_same, rbp_saved, rbp_lost };
   uint8_t kind = unknown;
   uint8_t rbp = rbp_same;
+  int16_t rbp_offset = 0;
   int32_t cfa_offset = 0;
-  int32_t rbp_offset = 0;
 };
 struct FrameCacheEntry {
   uintptr_t pc = 0;
   FrameRule rule;
 };
-inline constexpr uint32_t kFrameCacheSize = 1024;  // per thread state, direct-mapped
+static_assert(sizeof(FrameCacheEntry) == 16);
+// Per thread state: 256 sets of 4 ways, a set per cache line. Set-associative because with
+// ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
+// were then recomputed on every allocation (a third of the run time when it happened).
+inline constexpr uint32_t kFrameCacheWays = 4;
+inline constexpr uint32_t kFrameCacheSets = 256;
+struct alignas(64) FrameCacheSet {
+  FrameCacheEntry ways[kFrameCacheWays];
+};
 
 // ---- per-thread state ----------------------------------------------------------------
 struct MibEntry {
@@ -149,7 +157,7 @@ struct ThreadState {
   SpinLock lock;                 // guards everything below
   uint32_t index = 0;            // position in the registry (stored in chunk headers)
   std::atomic<uint32_t> alive{0};
-  uintptr_t* slots = nullptr;    // live tracked chunks: header pointer, or free-list link
+  uintptr_t* slots = nullptr;    // live tracked glibc chunks: header pointer, or free-list link
   uint32_t slots_used = 0;       // high-water mark
   uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
   // Slots freed by other threads: a lock-free stack (same links as the free list) that
@@ -161,7 +169,7 @@ struct ThreadState {
   uint64_t allocs = 0, frees = 0;
   HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
   HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
-  FrameCacheEntry frame_cache[kFrameCacheSize];  // unwind.cc's rules, by return address
+  FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
 };
 
 inline constexpr uint32_t kMaxThreads = 1 << 14;
@@ -219,6 +227,9 @@ inline void heap_give(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
 }
 // Returns a block freed by another thread (no lock needed).
 void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block);
+// Records every live tracked small block "as if freed now" into `table` (a dump, with
+// every thread state locked).
+void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu);
 void heap_lock_for_fork();
 void heap_unlock_after_fork(bool child);
 

@@ -3,7 +3,7 @@
 // walk. For each return address the frame rule (where the CFA is, where the caller's rbp
 // was saved) is computed once from the CFI of its FDE, found through glibc's
 // _dl_find_object and the object's .eh_frame_hdr search table, and kept in a per-thread
-// cache; a walk is then a cache probe and two loads per frame. Whatever the walker cannot
+// set-associative cache; a walk is then a cache probe and two loads per frame. Whatever the walker cannot
 // follow (CFA expressions as in signal trampolines, an rbp kept in another register, a
 // frame outside the thread's stack) makes it give up, and the caller falls back to
 // libunwind for that stack.
@@ -357,7 +357,7 @@ FrameRule compute_rule(uintptr_t ra) {
   if (state.ra == Saved::undefined) return FrameRule{FrameRule::outermost, 0, 0, 0};
   if (state.cfa_expression || (state.cfa_reg != kRegRsp && state.cfa_reg != kRegRbp) ||
       state.ra != Saved::at_cfa || state.ra_offset != -8 || state.rbp == Saved::other ||
-      state.cfa_offset < 8 || state.cfa_offset > (1 << 20) || state.rbp_offset < -(1 << 20) ||
+      state.cfa_offset < 8 || state.cfa_offset > (1 << 30) || state.rbp_offset < -32768 ||
       state.rbp_offset > 0)
     return bad;
   FrameRule rule;
@@ -366,17 +366,20 @@ FrameRule compute_rule(uintptr_t ra) {
              : state.rbp == Saved::undefined ? FrameRule::rbp_lost
                                              : FrameRule::rbp_same;
   rule.cfa_offset = static_cast<int32_t>(state.cfa_offset);
-  rule.rbp_offset = static_cast<int32_t>(state.rbp_offset);
+  rule.rbp_offset = static_cast<int16_t>(state.rbp_offset);
   return rule;
 }
 
-inline const FrameRule& rule_for(ThreadState* state, uintptr_t ra) {
-  FrameCacheEntry& e = state->frame_cache[(ra ^ (ra >> 12)) & (kFrameCacheSize - 1)];
-  if (PROFKIT_RT_UNLIKELY(e.pc != ra)) {
-    e.rule = compute_rule(ra);
-    e.pc = ra;
-  }
-  return e.rule;
+inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
+  constexpr int kSetBits = __builtin_ctz(kFrameCacheSets);
+  FrameCacheSet& set = state->frame_cache[(ra * 0x9E3779B97F4A7C15ull) >> (64 - kSetBits)];
+  for (const FrameCacheEntry& e : set.ways)
+    if (e.pc == ra) return e.rule;
+  // Miss: the new rule goes first, the oldest one drops out.
+  for (uint32_t w = kFrameCacheWays - 1; w > 0; --w) set.ways[w] = set.ways[w - 1];
+  set.ways[0].rule = compute_rule(ra);
+  set.ways[0].pc = ra;
+  return set.ways[0].rule;
 }
 
 }  // namespace
