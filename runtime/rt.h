@@ -170,6 +170,8 @@ struct ThreadState {
   HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
   HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
+  void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
+  void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
 };
 
 inline constexpr uint32_t kMaxThreads = 1 << 14;

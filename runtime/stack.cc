@@ -14,7 +14,8 @@ namespace profkit::rt {
 namespace {
 
 struct DepotNode {
-  DepotNode* next;
+  DepotNode* next;                    // hash chain
+  std::atomic<DepotNode*> successor;  // the next node its thread inserted (see intern)
   uint64_t hash;
   uint32_t id;
   uint32_t size;
@@ -70,18 +71,32 @@ bool same(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n
   return true;
 }
 
-uint32_t intern(const uintptr_t* pcs, uint32_t n) {
+// Programs repeat their allocation sequences (a loop, a recursion rebuilt each round), so
+// the stack after the one a thread just used is most often the one inserted after it the
+// first time. Each node links to the next node its thread inserted; a lookup tries the
+// previous hit's successor first, which needs no bucket access (a cache and TLB miss per
+// allocation when a program has many stacks: 262 144 in the tree builder).
+uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n) {
   if (PROFKIT_RT_UNLIKELY(g_buckets == nullptr)) return 0;
   const uint64_t hash = hash_pcs(pcs, n);
+  DepotNode* const guess = state != nullptr ? static_cast<DepotNode*>(state->depot_guess) : nullptr;
+  if (guess != nullptr && same(guess, hash, pcs, n)) {
+    state->depot_guess = guess->successor.load(std::memory_order_acquire);
+    return guess->id;
+  }
   std::atomic<DepotNode*>& bucket = g_buckets[hash & ((1u << kBucketBits) - 1)];
   DepotNode* head = bucket.load(std::memory_order_acquire);
   for (DepotNode* node = head; node != nullptr; node = node->next)
-    if (same(node, hash, pcs, n)) return node->id;
+    if (same(node, hash, pcs, n)) {
+      if (state != nullptr) state->depot_guess = node->successor.load(std::memory_order_acquire);
+      return node->id;
+    }
   const size_t bytes = sizeof(DepotNode) + sizeof(uintptr_t) * (n ? n - 1 : 0);
   auto* fresh = static_cast<DepotNode*>(node_alloc(bytes));
   if (fresh == nullptr) return 0;
   fresh->hash = hash;
   fresh->size = n;
+  fresh->successor.store(nullptr, std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) fresh->pcs[i] = pcs[i];
   // The id is fixed before the node is published; a lost race wastes one id (ids need
   // not be dense, only unique).
@@ -100,6 +115,13 @@ uint32_t intern(const uintptr_t* pcs, uint32_t n) {
       }
   }
   if (fresh->id != 0) g_by_id[fresh->id].store(fresh, std::memory_order_release);
+  if (state != nullptr) {
+    // Published (in its chain) before it becomes anyone's successor.
+    if (state->depot_last != nullptr)
+      static_cast<DepotNode*>(state->depot_last)->successor.store(fresh, std::memory_order_release);
+    state->depot_last = fresh;
+    state->depot_guess = nullptr;
+  }
   return fresh->id;
 }
 
@@ -174,8 +196,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     }
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);
-  const uint32_t id = intern(pcs, n);
-  return id;
+  return intern(tls_state, pcs, n);
 }
 
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size) {
