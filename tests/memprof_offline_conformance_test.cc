@@ -329,7 +329,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
   for (const auto& run : runs)
     for (const auto& r : run.data.records)
       for (const auto& a : r.alloc_sites) {
-        auto& m = expected[{r.guid, memprof::call_stack_id(a.call_stack)}];
+        auto& m = expected[{r.guid, run.data.stacks.stack_id(a.stack)}];
         m.AllocCount += a.mib.AllocCount;
         m.TotalSize += a.mib.TotalSize;
         m.TotalAccessCount += a.mib.TotalAccessCount;
@@ -339,7 +339,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
   size_t seen = 0;
   for (const auto& r : merged.records)
     for (const auto& a : r.alloc_sites) {
-      const auto it = expected.find({r.guid, memprof::call_stack_id(a.call_stack)});
+      const auto it = expected.find({r.guid, merged.stacks.stack_id(a.stack)});
       ASSERT_NE(it, expected.end());
       EXPECT_EQ(a.mib.AllocCount, it->second.AllocCount);
       EXPECT_EQ(a.mib.TotalSize, it->second.TotalSize);
@@ -369,7 +369,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
 const Frame* find_frame(const memprof::MemProfData& d, uint64_t guid) {
   for (const auto& r : d.records)
     for (const auto& a : r.alloc_sites)
-      for (const auto& f : a.call_stack)
+      for (const auto& f : d.stacks.stack(a.stack))
         if (f.function == guid) return &f;
   return nullptr;
 }
@@ -392,7 +392,7 @@ TEST(MemProfOffline, SharedLibraryAndPieFramesAreSymbolized) {
   for (const auto& r : p.data.records) {
     if (r.guid != lib_alloc) continue;
     ASSERT_EQ(r.alloc_sites.size(), 1u);
-    const auto& cs = r.alloc_sites[0].call_stack;
+    const auto cs = p.data.stacks.stack(r.alloc_sites[0].stack);
     ASSERT_GE(cs.size(), 2u);
     // shlib.cpp: lib_alloc declared on line 4, malloc on line 5 column 21.
     EXPECT_EQ(cs[0], (Frame{lib_alloc, 1, 21, false}));
@@ -434,7 +434,7 @@ TEST(MemProfOffline, Llvm14V1RawIsReadAndSymbolized) {
   for (const auto& r : p.data.records) {
     if (r.guid != mk) continue;
     ASSERT_EQ(r.alloc_sites.size(), 1u);
-    const auto& cs = r.alloc_sites[0].call_stack;
+    const auto cs = p.data.stacks.stack(r.alloc_sites[0].stack);
     ASSERT_EQ(cs.size(), 2u);
     EXPECT_EQ(cs[0], (Frame{mk, 1, 13, false}));
     EXPECT_EQ(cs[1], (Frame{memprof::function_guid("main"), 2, 15, false}));

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cassert>
 #include <span>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "format/bytes/cursor.h"
 
@@ -138,111 +136,6 @@ void put_frame(std::string& s, const Frame& f) {
   put_le<uint8_t>(s, f.is_inline ? 1 : 0);
 }
 
-// Distinct frames and call stacks in insertion order (C.9), interned to dense indices so
-// the sorts and the radix array below work on small integers. A frame's id (BLAKE3) is
-// computed once per distinct frame and a stack's id once per distinct stack.
-struct Tables {
-  struct FrameHash {
-    size_t operator()(const Frame& f) const {
-      uint64_t h = f.function * 0x9E3779B97F4A7C15ull;
-      h ^= (uint64_t{f.line_offset} << 32 | f.column) + 0x632BE59BD9B4E019ull + (h << 6) +
-           (h >> 2);
-      return static_cast<size_t>(h ^ (f.is_inline ? 0x5bd1e995u : 0));
-    }
-  };
-  // Stacks are leaf-first runs of dense frame indices in `pool`; a set of stack indices
-  // keyed by those runs finds repeats without building a key.
-  struct StackHash {
-    const Tables* t;
-    size_t operator()(uint32_t s) const {
-      uint64_t h = 0xcbf29ce484222325ull;
-      for (uint32_t f : t->stack(s)) {
-        h = (h ^ f) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
-      }
-      return static_cast<size_t>(h);
-    }
-  };
-  struct StackEq {
-    const Tables* t;
-    bool operator()(uint32_t a, uint32_t b) const {
-      const auto x = t->stack(a), y = t->stack(b);
-      return std::equal(x.begin(), x.end(), y.begin(), y.end());
-    }
-  };
-
-  std::vector<uint64_t> frame_ids;  // dense frame index -> id, insertion order
-  std::vector<Frame> frames;        // dense frame index -> frame
-  std::unordered_map<Frame, uint32_t, FrameHash> frame_index;
-  std::unordered_map<uint64_t, uint32_t> frame_by_id;
-  std::vector<uint32_t> pool;                   // frame indices of every distinct stack
-  std::vector<uint64_t> stack_begin{0};         // stack s is pool[begin[s], begin[s+1])
-  std::vector<uint64_t> stack_ids;              // dense stack index -> call stack id
-  std::unordered_set<uint32_t, StackHash, StackEq> stack_set{64, StackHash{this},
-                                                             StackEq{this}};
-  std::unordered_map<uint64_t, uint32_t> stack_by_id;
-  std::vector<uint64_t> ids_;  // scratch
-
-  Tables() = default;
-  Tables(const Tables&) = delete;
-  Tables& operator=(const Tables&) = delete;
-
-  size_t num_stacks() const { return stack_ids.size(); }
-  // Frees the lookup structures once every stack is added.
-  void drop_lookup() {
-    decltype(frame_index)().swap(frame_index);
-    decltype(frame_by_id)().swap(frame_by_id);
-    decltype(stack_set)(0, StackHash{this}, StackEq{this}).swap(stack_set);
-    decltype(stack_by_id)().swap(stack_by_id);
-  }
-  std::span<const uint32_t> stack(uint32_t s) const {
-    return {pool.data() + stack_begin[s], pool.data() + stack_begin[s + 1]};
-  }
-
-  uint32_t add_frame(const Frame& f) {
-    auto [it, fresh] = frame_index.try_emplace(f, 0);
-    if (!fresh) return it->second;
-    const uint64_t id = frame_id(f);
-    auto [by_id, new_id] = frame_by_id.try_emplace(id, static_cast<uint32_t>(frames.size()));
-    if (new_id) {
-      frames.push_back(f);
-      frame_ids.push_back(id);
-    }
-    it->second = by_id->second;
-    return by_id->second;
-  }
-
-  // Returns the dense index of the stack.
-  uint32_t add(const CallStack& cs) {
-    const uint32_t s = static_cast<uint32_t>(stack_ids.size());
-    for (const Frame& f : cs) pool.push_back(add_frame(f));
-    stack_begin.push_back(pool.size());
-    auto [found, fresh] = stack_set.insert(s);
-    if (!fresh) {
-      pool.resize(stack_begin[s]);
-      stack_begin.pop_back();
-      return *found;
-    }
-    ids_.clear();
-    for (uint32_t f : stack(s)) ids_.push_back(frame_ids[f]);
-    const uint64_t csid = call_stack_id_from_frame_ids(ids_);
-    auto [by_id, new_id] = stack_by_id.try_emplace(csid, s);
-    if (!new_id) {  // a different stack with the same 64-bit id: LLVM keeps the first
-      stack_set.erase(found);
-      pool.resize(stack_begin[s]);
-      stack_begin.pop_back();
-      return by_id->second;
-    }
-    stack_ids.push_back(csid);
-    return s;
-  }
-};
-
-struct RecordIds {
-  std::vector<uint32_t> alloc;  // dense stack index per alloc site
-  std::vector<uint32_t> calls;  // dense stack index per call site
-};
-
 std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
   if (!o.full_schema) return {std::begin(kHotColdSchema), std::end(kHotColdSchema)};
   std::vector<uint64_t> all;
@@ -252,12 +145,12 @@ std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
 
 // C.6.1 + C.6.2: frame array order and radix array; returns the linear id of each stack
 // (by dense stack index).
-std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
-  const size_t nf = t.frames.size();
+std::vector<uint32_t> write_frames_and_radix(Out& out, const StackTable& t) {
+  const size_t nf = t.num_frames();
   const size_t ns = t.num_stacks();
   std::vector<uint64_t> count(nf, 0), position_sum(nf, 0);
   for (uint32_t s = 0; s < ns; ++s) {
-    const auto st = t.stack(s);
+    const auto st = t.frame_indices(s);
     for (size_t i = 0; i < st.size(); ++i) {
       ++count[st[i]];
       position_sum[st[i]] += i;
@@ -268,14 +161,14 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     if (count[a] != count[b]) return count[a] > count[b];
     if (position_sum[a] != position_sum[b]) return position_sum[a] < position_sum[b];
-    return t.frame_ids[a] < t.frame_ids[b];
+    return t.frame_id(a) < t.frame_id(b);
   });
   std::vector<uint32_t> linear_frame(nf);
   std::string frame_bytes;
   frame_bytes.reserve(17 * nf);
   for (size_t i = 0; i < nf; ++i) {
     linear_frame[order[i]] = static_cast<uint32_t>(i);
-    put_frame(frame_bytes, t.frames[order[i]]);
+    put_frame(frame_bytes, t.frame(order[i]));
   }
   out.append(frame_bytes);
 
@@ -285,19 +178,19 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   for (uint32_t f = 0; f < nf; ++f) by_rank[f] = f;
   std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) {
     if (count[a] != count[b]) return count[a] < count[b];
-    return t.frame_ids[a] < t.frame_ids[b];
+    return t.frame_id(a) < t.frame_id(b);
   });
   std::vector<uint32_t> rank(nf);
   for (uint32_t i = 0; i < nf; ++i) rank[by_rank[i]] = i;
-  std::vector<uint32_t> root_first(t.pool.size());
+  std::vector<uint32_t> root_first(t.num_stack_frames());
   for (uint32_t s = 0; s < ns; ++s) {
-    const auto st = t.stack(s);
-    uint32_t* dst = root_first.data() + t.stack_begin[s];
+    const auto st = t.frame_indices(s);
+    uint32_t* dst = root_first.data() + t.stack_begin(s);
     for (size_t i = 0; i < st.size(); ++i) dst[i] = rank[st[st.size() - 1 - i]];
   }
   const auto seq = [&](uint32_t s) {
-    return std::span<const uint32_t>(root_first.data() + t.stack_begin[s],
-                                     root_first.data() + t.stack_begin[s + 1]);
+    return std::span<const uint32_t>(root_first.data() + t.stack_begin(s),
+                                     t.frame_indices(s).size());
   };
   std::vector<uint32_t> sorted(ns);
   for (uint32_t s = 0; s < ns; ++s) sorted[s] = s;
@@ -307,7 +200,7 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   });
 
   std::vector<uint32_t> r;
-  r.reserve(t.pool.size() + ns);
+  r.reserve(t.num_stack_frames() + ns);
   std::vector<uint64_t> position(ns);
   std::vector<uint64_t> idx;
   std::span<const uint32_t> prev;
@@ -345,32 +238,7 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
 std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
   assert(options.version >= 2 && options.version <= 4);
   const std::vector<uint64_t> schema = schema_for(options);
-  Tables t;
-  // Stacks in insertion order, then every record's stacks; a stack that stack_order
-  // already named keeps its index without a second lookup.
-  constexpr uint32_t kUnset = ~uint32_t{0};
-  std::vector<RecordIds> rec_ids(data.records.size());
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    rec_ids[i].alloc.assign(data.records[i].alloc_sites.size(), kUnset);
-    rec_ids[i].calls.assign(data.records[i].call_sites.size(), kUnset);
-  }
-  size_t order_frames = 0;
-  for (const StackRef& ref : data.stack_order) order_frames += data.stack(ref).size();
-  t.pool.reserve(order_frames);
-  t.stack_begin.reserve(data.stack_order.size() + 1);
-  for (const StackRef& ref : data.stack_order) {
-    const uint32_t s = t.add(data.stack(ref));
-    (ref.call_site ? rec_ids[ref.record].calls : rec_ids[ref.record].alloc)[ref.site] = s;
-  }
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    for (size_t a = 0; a < rec_ids[i].alloc.size(); ++a)
-      if (rec_ids[i].alloc[a] == kUnset)
-        rec_ids[i].alloc[a] = t.add(data.records[i].alloc_sites[a].call_stack);
-    for (size_t c = 0; c < rec_ids[i].calls.size(); ++c)
-      if (rec_ids[i].calls[c] == kUnset)
-        rec_ids[i].calls[c] = t.add(data.records[i].call_sites[c].frames);
-  }
-  t.drop_lookup();
+  const StackTable& t = data.stacks;
 
   Out out(options.section_offset);
   out.put<uint64_t>(options.version);
@@ -393,40 +261,39 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
     for (int i = 0; i < 5; ++i) out.put<uint64_t>(0);
     put_schema();
     HashTableGenerator records;
-    for (size_t i = 0; i < data.records.size(); ++i) {
-      const Record& r = data.records[i];
+    for (const Record& r : data.records) {
       std::string body;
       put_le<uint64_t>(body, r.alloc_sites.size());
       for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-        put_le<uint64_t>(body, t.stack_ids[rec_ids[i].alloc[a]]);
+        put_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
         put_mib(body, r.alloc_sites[a].mib, schema);
       }
       put_le<uint64_t>(body, r.call_sites.size());
-      for (uint32_t s : rec_ids[i].calls) put_le<uint64_t>(body, t.stack_ids[s]);
+      for (const CallSite& c : r.call_sites) put_le<uint64_t>(body, t.stack_id(c.stack));
       records.insert(r.guid, record_key(r.guid, body));
     }
     const uint64_t record_table = records.emit(out);
     const uint64_t frame_payload = out.offset();
     HashTableGenerator frames;
-    for (size_t f = 0; f < t.frames.size(); ++f) {
-      const uint64_t id = t.frame_ids[f];
+    for (uint32_t f = 0; f < t.num_frames(); ++f) {
+      const uint64_t id = t.frame_id(f);
       std::string s;
       put_le<uint64_t>(s, 8);
       put_le<uint64_t>(s, 17);
       put_le<uint64_t>(s, id);
-      put_frame(s, t.frames[f]);
+      put_frame(s, t.frame(f));
       frames.insert(id, std::move(s));
     }
     const uint64_t frame_table = frames.emit(out);
     const uint64_t stack_payload = out.offset();
     HashTableGenerator stacks;
     for (uint32_t st = 0; st < t.num_stacks(); ++st) {
-      const uint64_t csid = t.stack_ids[st];
-      const auto ids = t.stack(st);
+      const uint64_t csid = t.stack_id(st);
+      const auto ids = t.frame_indices(st);
       std::string s;
       put_le<uint64_t>(s, 8 * ids.size());
       put_le<uint64_t>(s, csid);
-      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_ids[f]);
+      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_id(f));
       stacks.insert(csid, std::move(s));
     }
     const uint64_t stack_table = stacks.emit(out);
@@ -453,17 +320,16 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   const auto linear = write_frames_and_radix(out, t);
   const uint64_t record_payload = out.offset();
   HashTableGenerator records;
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    const Record& r = data.records[i];
+  for (const Record& r : data.records) {
     std::string body;
     put_le<uint64_t>(body, r.alloc_sites.size());
     for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-      put_le<uint32_t>(body, linear[rec_ids[i].alloc[a]]);
+      put_le<uint32_t>(body, linear[r.alloc_sites[a].stack]);
       put_mib(body, r.alloc_sites[a].mib, schema);
     }
     put_le<uint64_t>(body, r.call_sites.size());
     for (size_t c = 0; c < r.call_sites.size(); ++c) {
-      put_le<uint32_t>(body, linear[rec_ids[i].calls[c]]);
+      put_le<uint32_t>(body, linear[r.call_sites[c].stack]);
       if (options.version == 4) {
         put_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
         for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);
@@ -474,7 +340,7 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   const uint64_t record_table = records.emit(out);
   const uint64_t frames_start = header_at + (options.version == 3 ? 24 : 32) +
                                 (options.version == 4 ? 4 + 48 : 0) + 8 + 8 * schema.size();
-  const uint64_t stack_payload = frames_start + 17 * t.frame_ids.size();
+  const uint64_t stack_payload = frames_start + 17 * t.num_frames();
   out.patch<uint64_t>(header_at, stack_payload);
   out.patch<uint64_t>(header_at + 8, record_payload);
   out.patch<uint64_t>(header_at + 16, record_table);
