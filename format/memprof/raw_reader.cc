@@ -2,7 +2,8 @@
 #include "format/memprof/raw_reader.h"
 
 #include <algorithm>
-#include <unordered_map>
+
+#include "format/instrprof/flat_map.h"
 
 namespace profkit::memprof {
 namespace {
@@ -202,43 +203,63 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   MergedRaw out;
   if (profiles.empty()) return out;
   out.segments = profiles.front().segments;
-  std::unordered_map<uint64_t, size_t> mib_index;
-  std::unordered_map<uint64_t, size_t> stack_index;
-  if (profiles.size() == 1) {
-    out.mibs.reserve(profiles.front().mibs.size());
-    out.stacks.reserve(profiles.front().stacks.size());
-  }
+  instrprof::FlatMap64 mib_index;    // stack id -> index in out.mibs
+  instrprof::FlatMap64 stack_index;  // stack id -> index in out.stacks
   for (RawProfile& p : profiles) {
     out.version = p.version;
     if (p.segments != out.segments)
       return malformed(p.file_offset,
                        "memprof raw profile has different segment information than the first");
-    for (RawMib& r : p.mibs) {
-      auto [it, inserted] = mib_index.try_emplace(r.stack_id, out.mibs.size());
-      if (inserted) {
-        out.mibs.push_back(std::move(r));
-      } else {
-        RawMib& m = out.mibs[it->second];
+    // The first profile's entries are merged in place, so that a file with one profile (the
+    // usual case) never holds its MIBs twice; later profiles' entries are appended.
+    const bool in_place = out.mibs.empty() && out.stacks.empty();
+    if (in_place) {
+      out.mibs = std::move(p.mibs);
+      out.stacks = std::move(p.stacks);
+    }
+    std::vector<RawMib>& mibs = in_place ? out.mibs : p.mibs;
+    size_t kept = in_place ? 0 : out.mibs.size();
+    mib_index.reserve(kept + mibs.size());
+    for (RawMib& r : mibs) {
+      const uint32_t at = mib_index.insert(r.stack_id, static_cast<uint32_t>(kept));
+      if (at != kept) {
+        RawMib& m = out.mibs[at];
         merge_mib(m.mib, m.histogram, r.mib, r.histogram);
+      } else if (in_place) {
+        if (&out.mibs[kept] != &r) out.mibs[kept] = std::move(r);
+        ++kept;
+      } else {
+        out.mibs.push_back(std::move(r));
+        ++kept;
       }
     }
-    for (RawStack& s : p.stacks) {
-      auto [it, inserted] = stack_index.try_emplace(s.stack_id, out.stacks.size());
-      if (inserted) {
-        out.stacks.push_back(std::move(s));
-      } else if (out.stacks[it->second].pcs != s.pcs) {
-        return malformed(s.file_offset, "memprof raw profile got different call stack for id " +
-                                            std::to_string(s.stack_id));
+    if (in_place) out.mibs.resize(kept);
+    std::vector<RawStack>& stacks = in_place ? out.stacks : p.stacks;
+    kept = in_place ? 0 : out.stacks.size();
+    stack_index.reserve(kept + stacks.size());
+    for (RawStack& st : stacks) {
+      const uint32_t at = stack_index.insert(st.stack_id, static_cast<uint32_t>(kept));
+      if (at != kept) {
+        if (out.stacks[at].pcs != st.pcs)
+          return malformed(st.file_offset, "memprof raw profile got different call stack for id " +
+                                               std::to_string(st.stack_id));
+      } else if (in_place) {
+        if (&out.stacks[kept] != &st) out.stacks[kept] = std::move(st);
+        ++kept;
+      } else {
+        out.stacks.push_back(std::move(st));
+        ++kept;
       }
     }
+    if (in_place) out.stacks.resize(kept);
   }
   out.mib_stack.reserve(out.mibs.size());
   for (const RawMib& r : out.mibs) {
-    auto it = stack_index.find(r.stack_id);
-    if (it == stack_index.end())
+    const uint32_t at = stack_index.find(r.stack_id);
+    if (at == instrprof::FlatMap64::kMissing)
       return malformed(r.file_offset, "memprof callstack record does not contain id: " +
                                           std::to_string(r.stack_id));
-    out.mib_stack.push_back(it->second);
+    out.mib_stack.push_back(at);
   }
   return out;
 }

@@ -149,7 +149,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   // Call-site lists per function in first-insertion order, each a set of PCs (by pc index).
   std::vector<std::pair<uint64_t, std::vector<uint32_t>>> per_fn;
   std::unordered_map<uint64_t, size_t> per_fn_index;
-  std::unordered_set<uint64_t> kept_stacks;
+  std::vector<bool> stack_kept(raw.stacks.size(), false);  // by raw stack index
   std::vector<uint32_t> context;  // frame indices, leaf first
 
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
@@ -201,7 +201,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
       local.alloc_count_dropped += mib.mib.AllocCount;
       continue;
     }
-    kept_stacks.insert(stack.stack_id);
+    stack_kept[raw.mib_stack[m]] = true;
     const uint32_t stack_index = table.add_stack(context);
     // The context goes to the record of each frame up to the first non-inlined one; the
     // last of them takes the histogram without a copy.
@@ -219,17 +219,19 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   }
   // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
   // reports as NumStackOffsets.
-  for (const RawStack& st : raw.stacks) {
-    if (kept_stacks.count(st.stack_id) != 0) continue;
-    for (uint64_t pc : st.pcs) {
-      const SymbolizedPc* sp = symbolize(pc);
-      if (sp != nullptr && !sp->frames.empty()) {
-        kept_stacks.insert(st.stack_id);
-        break;
+  // (Stack ids are distinct after merging, so stack indices count them.)
+  for (size_t i = 0; i < raw.stacks.size(); ++i) {
+    if (!stack_kept[i]) {
+      for (uint64_t pc : raw.stacks[i].pcs) {
+        const SymbolizedPc* sp = symbolize(pc);
+        if (sp != nullptr && !sp->frames.empty()) {
+          stack_kept[i] = true;
+          break;
+        }
       }
     }
+    if (stack_kept[i]) ++local.stacks_kept;
   }
-  local.stacks_kept = kept_stacks.size();
   if (stats != nullptr) *stats = local;
   if (data.records.empty())
     return make_error(ErrorCode::malformed, kNoOffset,
