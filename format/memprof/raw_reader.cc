@@ -17,6 +17,26 @@ uint64_t segment_entry_size(uint64_t version) {
   return version >= 3 ? kSegmentEntrySizeV3 : kSegmentEntrySizeV1;
 }
 
+// Reports the input consumed so far to a ConsumedRange, in steps of at least kStep bytes.
+class ConsumedReporter {
+ public:
+  explicit ConsumedReporter(const ConsumedRange& report) : report_(report) {}
+  // A section starts at `offset`.
+  void start(uint64_t offset) { begin_ = offset; }
+  // The section is consumed up to `offset` (`last`: and ends there).
+  void reached(uint64_t offset, bool last = false) {
+    if (report_ && offset > begin_ && (offset - begin_ >= kStep || last)) {
+      report_(begin_, offset - begin_);
+      begin_ = offset;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kStep = uint64_t{1} << 20;
+  const ConsumedRange& report_;
+  uint64_t begin_ = 0;
+};
+
 Unexpected malformed(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
 }
@@ -64,14 +84,16 @@ Expected<void> read_mib_fields(Cursor& c, uint64_t version, MemInfoBlock& m) {
   return {};
 }
 
-Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version) {
+Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("MIB count"));
   const uint64_t entry = 8 + raw_mib_size(version);
   if (count > c.remaining() / entry)
     return c.fail(ErrorCode::truncated, "MIB count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
   std::vector<RawMib> mibs(count);
+  consumed.start(c.offset());
   for (RawMib& r : mibs) {
+    consumed.reached(c.offset());
     r.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(r.stack_id, c.read_le<uint64_t>("MIB stack id"));
     PROFKIT_TRY(read_mib_fields(c, version, r.mib));
@@ -92,31 +114,45 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version) {
       }
     }
   }
+  consumed.reached(c.offset(), true);
   return mibs;
 }
 
-Expected<std::vector<RawStack>> read_stacks(Cursor c) {
+// Fills p.stacks and p.pc_pool (sized exactly: the section is checked first, then copied).
+Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("stack count"));
   if (count > c.remaining() / 16)
     return c.fail(ErrorCode::truncated, "stack count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
-  std::vector<RawStack> stacks(count);
-  for (RawStack& s : stacks) {
+  p.stacks.resize(count);
+  std::vector<Bytes> pcs(count);
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    RawStack& s = p.stacks[i];
     s.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(s.stack_id, c.read_le<uint64_t>("stack id"));
     PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("PC count"));
     if (n > c.remaining() / 8)
       return c.fail(ErrorCode::truncated, "PC count " + std::to_string(n) +
                                               " needs more bytes than the profile has");
-    s.pcs.resize(n);
-    for (uint64_t& pc : s.pcs) {
-      PROFKIT_TRY_ASSIGN(pc, c.read_le<uint64_t>("PC"));
-    }
+    PROFKIT_TRY_ASSIGN(pcs[i], c.read_bytes(8 * n, "PCs"));
+    total += n;
   }
-  return stacks;
+  p.pc_pool.resize(total);
+  uint64_t* pool = p.pc_pool.data();
+  if (count > 0) consumed.start(p.stacks[0].file_offset);
+  for (size_t i = 0; i < count; ++i) {
+    consumed.reached(p.stacks[i].file_offset);
+    const size_t n = pcs[i].size() / 8;
+    for (size_t k = 0; k < n; ++k) pool[k] = load_le<uint64_t>(pcs[i].data() + 8 * k);
+    p.stacks[i].pcs = std::span<const uint64_t>(pool, n);
+    pool += n;
+  }
+  consumed.reached(c.offset(), true);
+  return {};
 }
 
-Expected<RawProfile> read_one(Cursor& file) {
+Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
   RawProfile p;
   p.file_offset = file.offset();
   Cursor h = file;
@@ -145,9 +181,9 @@ Expected<RawProfile> read_one(Cursor& file) {
   PROFKIT_TRY_ASSIGN(Cursor segs, section_at(profile, seg_off, "segment section"));
   PROFKIT_TRY_ASSIGN(p.segments, read_segments(segs, p.version));
   PROFKIT_TRY_ASSIGN(Cursor mibs, section_at(profile, mib_off, "MIB section"));
-  PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version));
+  PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version, consumed));
   PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section"));
-  PROFKIT_TRY_ASSIGN(p.stacks, read_stacks(stacks));
+  PROFKIT_TRY(read_stacks(stacks, p, consumed));
   return p;
 }
 
@@ -157,7 +193,7 @@ bool is_raw_memprof(Bytes data) {
   return data.size() >= 8 && load_le<uint64_t>(data.data()) == kRawMagic;
 }
 
-Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data) {
+Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data, const ConsumedRange& consumed) {
   Cursor file(data);
   if (data.size() < kRawHeaderSize)
     return make_error(ErrorCode::truncated, 0,
@@ -166,7 +202,8 @@ Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data) {
   std::vector<RawProfile> profiles;
   while (!file.at_end()) {
     const uint64_t before = file.offset();
-    PROFKIT_TRY_ASSIGN(RawProfile p, read_one(file));
+    ConsumedReporter reporter(consumed);
+    PROFKIT_TRY_ASSIGN(RawProfile p, read_one(file, reporter));
     if (file.offset() == before) return malformed(before, "profile of size 0");
     profiles.push_back(std::move(p));
   }
@@ -240,7 +277,8 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
     for (RawStack& st : stacks) {
       const uint32_t at = stack_index.insert(st.stack_id, static_cast<uint32_t>(kept));
       if (at != kept) {
-        if (out.stacks[at].pcs != st.pcs)
+        if (!std::equal(out.stacks[at].pcs.begin(), out.stacks[at].pcs.end(), st.pcs.begin(),
+                        st.pcs.end()))
           return malformed(st.file_offset, "memprof raw profile got different call stack for id " +
                                                std::to_string(st.stack_id));
       } else if (in_place) {
@@ -252,6 +290,7 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
       }
     }
     if (in_place) out.stacks.resize(kept);
+    out.pc_pools.push_back(std::move(p.pc_pool));
   }
   out.mib_stack.reserve(out.mibs.size());
   for (const RawMib& r : out.mibs) {

@@ -127,6 +127,14 @@ void StackTable::rebuild_lookup() {
 
 namespace {
 
+// Number of leading frames of a context whose records get the allocation site: up to and
+// including the first non-inlined frame (D.6).
+size_t alloc_levels(const StackTable& table, std::span<const uint32_t> context) {
+  size_t levels = 0;
+  while (levels < context.size() && table.frame(context[levels]).is_inline) ++levels;
+  return std::min(levels + 1, context.size());
+}
+
 // `consume`: the same object as `raw`, whose converted parts may be freed.
 Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
                               const PcSymbolizer& symbolize, ConversionStats* stats) {
@@ -151,6 +159,12 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   std::unordered_map<uint64_t, size_t> per_fn_index;
   std::vector<bool> stack_kept(raw.stacks.size(), false);  // by raw stack index
   std::vector<uint32_t> context;  // frame indices, leaf first
+  // Two passes: the first builds every context and counts each record's allocation sites,
+  // the second copies the MIBs into sites reserved at their exact number (no vector growth
+  // holding two copies of a large record's sites), after the raw PCs are freed.
+  constexpr uint32_t kDropped = ~uint32_t{0};
+  std::vector<uint32_t> mib_context(raw.mibs.size(), kDropped);  // stack index per MIB
+  std::vector<uint32_t> site_count;                                // per record
 
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;
@@ -191,30 +205,24 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
                      pc_frames.begin() + e.first + e.count);
       leaf = false;
     }
-    if (consume != nullptr) {
-      // Each stack has one (merged) MIB: its PCs are needed again only if none was kept,
-      // and then every one of them is dropped anyway (the check below finds none).
-      std::vector<uint64_t>().swap(consume->stacks[raw.mib_stack[m]].pcs);
-    }
     if (context.empty()) {
       ++local.dropped_mibs;
       local.alloc_count_dropped += mib.mib.AllocCount;
       continue;
     }
     stack_kept[raw.mib_stack[m]] = true;
-    const uint32_t stack_index = table.add_stack(context);
-    // The context goes to the record of each frame up to the first non-inlined one; the
-    // last of them takes the histogram without a copy.
-    size_t levels = 0;
-    while (levels < context.size() && table.frame(context[levels]).is_inline) ++levels;
-    levels = std::min(levels + 1, context.size());
+    mib_context[m] = table.add_stack(context);
+    // The context goes to the record of each frame up to the first non-inlined one
+    // (records are created here, in this order).
+    const size_t levels = alloc_levels(table, context);
     for (size_t k = 0; k < levels; ++k) {
-      Record& r = record_for(data, record_index, table.frame(context[k]).function);
-      if (k + 1 == levels && consume != nullptr)
-        r.alloc_sites.push_back(
-            AllocSite{stack_index, mib.mib, std::move(consume->mibs[m].histogram)});
-      else
-        r.alloc_sites.push_back(AllocSite{stack_index, mib.mib, mib.histogram});
+      const uint64_t fn = table.frame(context[k]).function;
+      const auto [it, fresh] = record_index.try_emplace(fn, data.records.size());
+      if (fresh) {
+        data.records.push_back(Record{fn, {}, {}});
+        site_count.push_back(0);
+      }
+      ++site_count[it->second];
     }
   }
   // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
@@ -231,6 +239,25 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
       }
     }
     if (stack_kept[i]) ++local.stacks_kept;
+  }
+  if (consume != nullptr) {
+    std::vector<RawStack>().swap(consume->stacks);
+    std::vector<std::vector<uint64_t>>().swap(consume->pc_pools);
+  }
+  for (size_t r = 0; r < site_count.size(); ++r) data.records[r].alloc_sites.reserve(site_count[r]);
+  for (size_t m = 0; m < raw.mibs.size(); ++m) {
+    if (mib_context[m] == kDropped) continue;
+    const auto frames = table.frame_indices(mib_context[m]);
+    const size_t levels = alloc_levels(table, frames);
+    for (size_t k = 0; k < levels; ++k) {
+      Record& r = data.records[record_index.at(table.frame(frames[k]).function)];
+      // The last level takes the histogram without a copy.
+      if (k + 1 == levels && consume != nullptr)
+        r.alloc_sites.push_back(
+            AllocSite{mib_context[m], raw.mibs[m].mib, std::move(consume->mibs[m].histogram)});
+      else
+        r.alloc_sites.push_back(AllocSite{mib_context[m], raw.mibs[m].mib, raw.mibs[m].histogram});
+    }
   }
   if (stats != nullptr) *stats = local;
   if (data.records.empty())
