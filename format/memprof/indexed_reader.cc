@@ -9,13 +9,8 @@ namespace {
 
 constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
 constexpr uint64_t kFlagMemProf = uint64_t{1} << 62;
-constexpr uint64_t kNumTags = 28;
-
-constexpr size_t kFieldSize[] = {
-    0,
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
-#include "format/memprof/mib_fields.def"
-};
+constexpr uint64_t kNumTags = kNumMibTags;
+static_assert(kNumTags == 28);
 
 Unexpected malformed(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
@@ -57,12 +52,6 @@ Expected<MemInfoBlock> read_mib(Cursor& c, const std::vector<uint64_t>& schema) 
     }
   }
   return m;
-}
-
-uint64_t mib_size(const std::vector<uint64_t>& schema) {
-  uint64_t n = 0;
-  for (uint64_t t : schema) n += kFieldSize[t];
-  return n;
 }
 
 // Calls fn(item_cursor_over_key_and_data, hash, key_len, data_len) for every item of the
@@ -187,7 +176,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
       return c.fail(ErrorCode::malformed, "memprof schema invalid: tag " + std::to_string(tag));
     out.schema.push_back(tag);
   }
-  const uint64_t mib_bytes = mib_size(out.schema);
+  const uint64_t mib_bytes = schema_mib_size(out.schema.data(), out.schema.size());
 
   // Call stack resolution, per version.
   std::unordered_map<uint64_t, Frame> v2_frames;

@@ -17,6 +17,8 @@ namespace {
 class Out {
  public:
   explicit Out(uint64_t base) : base_(base) {}
+  // Continues `bytes`, which start at file offset 0.
+  explicit Out(std::string bytes) : base_(0), bytes_(std::move(bytes)) {}
   uint64_t offset() const { return base_ + bytes_.size(); }
   template <class T>
   void put(T v) {
@@ -110,13 +112,6 @@ class HashTableGenerator {
   uint64_t num_entries_ = 0;
 };
 
-// Size of each MIB field, by tag (1-based).
-constexpr size_t kFieldSize[] = {
-    0,
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
-#include "format/memprof/mib_fields.def"
-};
-
 void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>& schema) {
   for (uint64_t tag : schema) {
     switch (tag) {
@@ -141,7 +136,7 @@ void put_frame(std::string& s, const Frame& f) {
 std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
   if (!o.full_schema) return {std::begin(kHotColdSchema), std::end(kHotColdSchema)};
   std::vector<uint64_t> all;
-  for (uint64_t t = 1; t < sizeof(kFieldSize) / sizeof(kFieldSize[0]); ++t) all.push_back(t);
+  for (uint64_t t = 1; t < kNumMibTags; ++t) all.push_back(t);
   return all;
 }
 
@@ -242,28 +237,32 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const StackTable& t) {
   return linear_stack;
 }
 
-}  // namespace
+// A record-table item after its hash: KeyLen, DataLen (patched by finish_record_item), the
+// GUID key, then the record, which the caller appends. Built in place: a large record (all
+// of a profile's contexts can share one allocating function) is not copied to add the key.
+std::string start_record_item(uint64_t guid, size_t record_size) {
+  std::string item;
+  item.reserve(24 + record_size);
+  put_le<uint64_t>(item, 8);
+  put_le<uint64_t>(item, 0);
+  put_le<uint64_t>(item, guid);
+  return item;
+}
+void finish_record_item(std::string& item) {
+  store_le<uint64_t>(reinterpret_cast<uint8_t*>(item.data()) + 8, item.size() - 24);
+}
 
-std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
-  assert(options.version >= 2 && options.version <= 4);
+// Writes the section at out.offset().
+void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions& options) {
   const std::vector<uint64_t> schema = schema_for(options);
+  const size_t mib_bytes = schema_mib_size(schema.data(), schema.size());
   const StackTable& t = data.stacks;
 
-  Out out(options.section_offset);
   out.put<uint64_t>(options.version);
   const uint64_t header_at = out.offset();
   const auto put_schema = [&] {
     out.put<uint64_t>(schema.size());
     for (uint64_t tag : schema) out.put<uint64_t>(tag);
-  };
-  const auto record_key = [](uint64_t guid, const std::string& body) {
-    std::string s;
-    s.reserve(24 + body.size());
-    put_le<uint64_t>(s, 8);
-    put_le<uint64_t>(s, body.size());
-    put_le<uint64_t>(s, guid);
-    s += body;
-    return s;
   };
 
   if (options.version == 2) {
@@ -271,7 +270,8 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
     put_schema();
     HashTableGenerator records;
     for (const Record& r : data.records) {
-      std::string body;
+      std::string body = start_record_item(
+          r.guid, 16 + r.alloc_sites.size() * (8 + mib_bytes) + r.call_sites.size() * 8);
       put_le<uint64_t>(body, r.alloc_sites.size());
       for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
         put_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
@@ -279,7 +279,8 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
       }
       put_le<uint64_t>(body, r.call_sites.size());
       for (const CallSite& c : r.call_sites) put_le<uint64_t>(body, t.stack_id(c.stack));
-      records.insert(r.guid, record_key(r.guid, body));
+      finish_record_item(body);
+      records.insert(r.guid, std::move(body));
     }
     const uint64_t record_table = records.emit(out);
     const uint64_t frame_payload = out.offset();
@@ -311,7 +312,7 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
     out.patch<uint64_t>(header_at + 16, frame_table);
     out.patch<uint64_t>(header_at + 24, stack_payload);
     out.patch<uint64_t>(header_at + 32, stack_table);
-    return out.take();
+    return;
   }
 
   for (int i = 0; i < (options.version == 3 ? 3 : 4); ++i) out.put<uint64_t>(0);
@@ -330,7 +331,10 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   const uint64_t record_payload = out.offset();
   HashTableGenerator records;
   for (const Record& r : data.records) {
-    std::string body;
+    size_t size = 16 + r.alloc_sites.size() * (4 + mib_bytes) + r.call_sites.size() * 4;
+    if (options.version == 4)
+      for (const CallSite& c : r.call_sites) size += 8 + 8 * c.callee_guids.size();
+    std::string body = start_record_item(r.guid, size);
     put_le<uint64_t>(body, r.alloc_sites.size());
     for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
       put_le<uint32_t>(body, linear[r.alloc_sites[a].stack]);
@@ -344,7 +348,8 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
         for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);
       }
     }
-    records.insert(r.guid, record_key(r.guid, body));
+    finish_record_item(body);
+    records.insert(r.guid, std::move(body));
   }
   const uint64_t record_table = records.emit(out);
   const uint64_t frames_start = header_at + (options.version == 3 ? 24 : 32) +
@@ -354,10 +359,19 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   out.patch<uint64_t>(header_at + 8, record_payload);
   out.patch<uint64_t>(header_at + 16, record_table);
   if (options.version == 4) out.patch<uint64_t>(header_at + 24, 0);
+}
+
+}  // namespace
+
+std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
+  assert(options.version >= 2 && options.version <= 4);
+  Out out(options.section_offset);
+  write_section(out, data, options);
   return out.take();
 }
 
-std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOptions options) {
+std::string write_memprof_only_profile(const MemProfData& data,
+                                       const IndexedWriteOptions& options) {
   static constexpr uint64_t kCutoffs[] = {10000,  100000, 200000, 300000, 400000, 500000,
                                           600000, 700000, 800000, 900000, 950000, 990000,
                                           999000, 999900, 999990, 999999};
@@ -375,8 +389,12 @@ std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOpti
   put_le<uint64_t>(file, 0);
   put_le<uint64_t>(file, 0);
   const uint64_t memprof_offset = file.size();
-  options.section_offset = memprof_offset;
-  file += write_memprof_section(data, options);
+  // The section is written after the prefix in the same buffer (not copied: it can be tens
+  // of megabytes).
+  assert(options.version >= 2 && options.version <= 4);
+  Out out(std::move(file));
+  write_section(out, data, options);
+  file = out.take();
   const uint64_t binary_id_offset = file.size();
   put_le<uint64_t>(file, 0);
   const uint64_t vtable_offset = file.size();

@@ -73,7 +73,9 @@ uint64_t call_stack_id(std::span<const Frame> frames) {
   return call_stack_id_from_frame_ids(ids);
 }
 
-uint32_t StackTable::add_frame(const Frame& frame) { return add_frame(frame, memprof::frame_id(frame)); }
+uint32_t StackTable::add_frame(const Frame& frame) {
+  return add_frame(frame, memprof::frame_id(frame));
+}
 
 uint32_t StackTable::add_frame(const Frame& frame, uint64_t id) {
   if (lookup_dropped_) rebuild_lookup();

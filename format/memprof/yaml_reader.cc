@@ -357,7 +357,8 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
       if (allocs->kind != Node::Kind::seq) return fail(allocs->offset, "AllocSites must be a list");
       for (const Node& a : allocs->seq) {
         AllocSite site;
-        PROFKIT_TRY_ASSIGN(CallStack cs, parse_frames(a.get("Callstack"), "Callstack", a.offset, data));
+        PROFKIT_TRY_ASSIGN(CallStack cs,
+                           parse_frames(a.get("Callstack"), "Callstack", a.offset, data));
         alloc_stacks.push_back(std::move(cs));
         PROFKIT_TRY_ASSIGN(site.mib, parse_mib(a.get("MemInfoBlock"), a.offset));
         rec.alloc_sites.push_back(std::move(site));
