@@ -2,6 +2,7 @@
 #include "format/memprof/raw_reader.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "format/instrprof/flat_map.h"
 
@@ -118,35 +119,30 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedRepo
   return mibs;
 }
 
-// Fills p.stacks and p.pc_pool (sized exactly: the section is checked first, then copied).
+// Fills p.stacks and p.pc_pool. The pool is reserved for the most PCs the section can hold,
+// so it never moves while the stacks' spans are set (only the pages written become
+// resident), and each entry is read once, as the consumed range advances.
 Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("stack count"));
   if (count > c.remaining() / 16)
     return c.fail(ErrorCode::truncated, "stack count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
   p.stacks.resize(count);
-  std::vector<Bytes> pcs(count);
-  uint64_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    RawStack& s = p.stacks[i];
+  p.pc_pool.reserve((c.remaining() - 16 * count) / 8);
+  consumed.start(c.offset());
+  for (RawStack& s : p.stacks) {
+    consumed.reached(c.offset());
     s.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(s.stack_id, c.read_le<uint64_t>("stack id"));
     PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("PC count"));
     if (n > c.remaining() / 8)
       return c.fail(ErrorCode::truncated, "PC count " + std::to_string(n) +
                                               " needs more bytes than the profile has");
-    PROFKIT_TRY_ASSIGN(pcs[i], c.read_bytes(8 * n, "PCs"));
-    total += n;
-  }
-  p.pc_pool.resize(total);
-  uint64_t* pool = p.pc_pool.data();
-  if (count > 0) consumed.start(p.stacks[0].file_offset);
-  for (size_t i = 0; i < count; ++i) {
-    consumed.reached(p.stacks[i].file_offset);
-    const size_t n = pcs[i].size() / 8;
-    for (size_t k = 0; k < n; ++k) pool[k] = load_le<uint64_t>(pcs[i].data() + 8 * k);
-    p.stacks[i].pcs = std::span<const uint64_t>(pool, n);
-    pool += n;
+    PROFKIT_TRY_ASSIGN(Bytes pcs, c.read_bytes(8 * n, "PCs"));
+    const size_t first = p.pc_pool.size();
+    assert(first + n <= p.pc_pool.capacity());  // the spans set so far stay valid
+    for (size_t k = 0; k < n; ++k) p.pc_pool.push_back(load_le<uint64_t>(pcs.data() + 8 * k));
+    s.pcs = std::span<const uint64_t>(p.pc_pool.data() + first, n);
   }
   consumed.reached(c.offset(), true);
   return {};

@@ -110,6 +110,13 @@ uint32_t StackTable::add_stack(std::span<const Frame> frames) {
   return add_stack(indices);
 }
 
+void StackTable::reserve(size_t stacks, size_t frames) {
+  pool_.reserve(pool_.size() + frames);
+  stack_begin_.reserve(stack_begin_.size() + stacks);
+  stack_ids_.reserve(stack_ids_.size() + stacks);
+  stack_by_id_.reserve(stack_ids_.size() + stacks);
+}
+
 void StackTable::drop_lookup() {
   frame_by_id_ = {};
   stack_by_id_ = {};
@@ -167,6 +174,11 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   constexpr uint32_t kDropped = ~uint32_t{0};
   std::vector<uint32_t> mib_context(raw.mibs.size(), kDropped);  // stack index per MIB
   std::vector<uint32_t> site_count;                                // per record
+  // Most PCs give one frame: room for that many (a large table grown by doubling would
+  // briefly hold two copies).
+  size_t raw_pcs = 0;
+  for (size_t s : raw.mib_stack) raw_pcs += raw.stacks[s].pcs.size();
+  table.reserve(raw.mibs.size(), raw_pcs);
 
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;

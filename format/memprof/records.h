@@ -109,6 +109,8 @@ class StackTable {
   }
   View stack(uint32_t s) const { return View(frame_indices(s), frames_.data()); }
 
+  // Room for `stacks` more stacks of `frames` frames in all.
+  void reserve(size_t stacks, size_t frames);
   // Frees the lookup maps once every stack is in (the next add rebuilds them).
   void drop_lookup();
 
