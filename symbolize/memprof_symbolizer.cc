@@ -42,6 +42,16 @@ struct MemProfSymbolizer::Binary {
   // Per compile unit (by CU DIE offset): address ranges of its out-of-line subprograms,
   // sorted by lo, built on first use so a lookup is a binary search, not a DIE walk.
   std::unordered_map<Dwarf_Off, std::vector<FnRange>> fn_ranges;
+  // What a frame needs from its subprogram / inlined-subroutine DIE (by DIE offset): a
+  // function's PCs share it, and finding a name goes through DW_AT_abstract_origin or
+  // DW_AT_specification, then MD5.
+  struct FunctionInfo {
+    bool has_name = false;       // a non-empty linkage name (or DW_AT_name)
+    std::string canonical_name;  // D.4
+    uint64_t guid = 0;
+    int decl_line = 0;
+  };
+  std::unordered_map<Dwarf_Off, FunctionInfo> functions;
   bool matched = false;
 
   ~Binary() {
@@ -178,6 +188,19 @@ std::string_view basename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+const Binary::FunctionInfo& function_info(Binary& b, Dwarf_Die* die) {
+  auto [it, fresh] = b.functions.try_emplace(dwarf_dieoffset(die));
+  Binary::FunctionInfo& fn = it->second;
+  if (fresh) {
+    const char* name = linkage_name(die);
+    fn.has_name = name != nullptr && *name != '\0';
+    fn.canonical_name = memprof::canonical_function_name(name != nullptr ? name : "");
+    fn.guid = memprof::function_guid(fn.canonical_name);
+    dwarf_decl_line(die, &fn.decl_line);
+  }
+  return fn;
+}
+
 enum class Drop { none, no_debug_info, runtime };
 
 // Symbolizes a binary address. Returns the reason when dropped.
@@ -214,8 +237,7 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   }
   if (chain.empty()) collect_chain(&cu, addr, chain, 0);  // unusual layouts: full walk
   if (chain.empty()) return Drop::no_debug_info;
-  const char* innermost = linkage_name(&chain.back());
-  if (innermost == nullptr || *innermost == '\0') return Drop::no_debug_info;
+  if (!function_info(b, &chain.back()).has_name) return Drop::no_debug_info;
   Dwarf_Line* line = dwarf_getsrc_die(&cu, addr);
   int lineno = 0, column = 0;
   const char* file = nullptr;
@@ -242,17 +264,14 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   const size_t n = chain.size();
   for (size_t k = n; k-- > 0;) {
     Dwarf_Die* die = &chain[k];
-    const char* name = linkage_name(die);
-    std::string_view canonical = memprof::canonical_function_name(name != nullptr ? name : "");
-    int decl = 0;
-    dwarf_decl_line(die, &decl);
+    const Binary::FunctionInfo& fn = function_info(b, die);
     memprof::Frame f;
-    f.function = memprof::function_guid(canonical);
-    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(decl));
+    f.function = fn.guid;
+    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(fn.decl_line));
     f.column = static_cast<uint32_t>(cur_col);
     f.is_inline = k != 0;
     out.frames.push_back(f);
-    out.names.emplace_back(canonical);
+    out.names.push_back(fn.canonical_name);
     out.sources.push_back(memprof::SourceLocation{cur_file != nullptr ? cur_file : "",
                                                   static_cast<uint32_t>(cur_line),
                                                   static_cast<uint32_t>(cur_col)});
