@@ -21,12 +21,12 @@ void put_frame_bytes(std::vector<uint8_t>& out, const Frame& f, bool with_inline
   out.insert(out.end(), buf, buf + (with_inline ? 17 : 16));
 }
 
-// Finds the record for `guid`, creating it at the end.
-Record& record_for(MemProfData& data, std::unordered_map<uint64_t, size_t>& index,
-                   uint64_t guid) {
-  auto [it, inserted] = index.try_emplace(guid, data.records.size());
-  if (inserted) data.records.push_back(Record{guid, {}, {}});
-  return data.records[it->second];
+// Index of the record for `guid`, creating it at the end.
+uint32_t record_for(MemProfData& data, instrprof::FlatMap64& index, uint64_t guid) {
+  const auto fresh = static_cast<uint32_t>(data.records.size());
+  const uint32_t at = index.insert(guid, fresh);
+  if (at == fresh) data.records.push_back(Record{guid, {}, {}});
+  return at;
 }
 
 }  // namespace
@@ -150,7 +150,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   MemProfData data;
   StackTable& table = data.stacks;
   ConversionStats local;
-  std::unordered_map<uint64_t, size_t> record_index;
+  instrprof::FlatMap64 record_index;  // GUID -> index in data.records
   // Per distinct PC (index by pc_index): its frames interned in `table` as the run
   // pc_frames[first, first + count) (count 0: dropped), and how far its call-site lists are
   // done (1: non-leaf levels, 2: all). A PC recurs in many contexts; this is looked up once
@@ -231,12 +231,9 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
     const size_t levels = alloc_levels(table, context);
     for (size_t k = 0; k < levels; ++k) {
       const uint64_t fn = table.frame(context[k]).function;
-      const auto [it, fresh] = record_index.try_emplace(fn, data.records.size());
-      if (fresh) {
-        data.records.push_back(Record{fn, {}, {}});
-        site_count.push_back(0);
-      }
-      ++site_count[it->second];
+      const uint32_t r = record_for(data, record_index, fn);
+      if (r == site_count.size()) site_count.push_back(0);
+      ++site_count[r];
     }
   }
   // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
@@ -264,7 +261,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
     const auto frames = table.frame_indices(mib_context[m]);
     const size_t levels = alloc_levels(table, frames);
     for (size_t k = 0; k < levels; ++k) {
-      Record& r = data.records[record_index.at(table.frame(frames[k]).function)];
+      Record& r = data.records[record_index.find(table.frame(frames[k]).function)];
       // The last level takes the histogram without a copy.
       if (k + 1 == levels && consume != nullptr)
         r.alloc_sites.push_back(
@@ -282,7 +279,8 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
       const PcEntry& e = pcs[p];
       const uint32_t stack_index =
           table.add_stack(std::span<const uint32_t>(pc_frames.data() + e.first, e.count));
-      record_for(data, record_index, fn).call_sites.push_back(CallSite{stack_index, {}});
+      data.records[record_for(data, record_index, fn)].call_sites.push_back(
+          CallSite{stack_index, {}});
     }
   }
   return data;
