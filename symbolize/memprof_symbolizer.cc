@@ -275,6 +275,7 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
     out.sources.push_back(memprof::SourceLocation{cur_file != nullptr ? cur_file : "",
                                                   static_cast<uint32_t>(cur_line),
                                                   static_cast<uint32_t>(cur_col)});
+    if (k == 0) break;  // the outermost DIE is not a call site (its attributes are many)
     cur_line = udata_attr(die, DW_AT_call_line);
     cur_col = udata_attr(die, DW_AT_call_column);
     const uint64_t file_index = udata_attr(die, DW_AT_call_file);
