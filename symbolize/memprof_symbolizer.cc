@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -24,7 +25,11 @@ struct MemProfSymbolizer::Binary {
   std::string path;
   int fd = -1;
   Elf* elf = nullptr;
-  Dwarf* dwarf = nullptr;
+  Dwarf* dwarf = nullptr;        // of `elf`, or of `debug_elf` when the binary has none
+  bool dwarf_tried = false;
+  // The separate debug file found for a binary without DWARF (see open_debug_file).
+  int debug_fd = -1;
+  Elf* debug_elf = nullptr;
   std::vector<uint8_t> build_id;
   struct ExecLoad {
     uint64_t vaddr, memsz, offset;
@@ -56,6 +61,8 @@ struct MemProfSymbolizer::Binary {
 
   ~Binary() {
     if (dwarf != nullptr) dwarf_end(dwarf);
+    if (debug_elf != nullptr) elf_end(debug_elf);
+    if (debug_fd >= 0) close(debug_fd);
     if (elf != nullptr) elf_end(elf);
     if (fd >= 0) close(fd);
   }
@@ -100,9 +107,67 @@ Expected<std::unique_ptr<Binary>> open_binary(const std::string& path) {
   return b;
 }
 
+// Uses `path` as b's separate debug file if it is an ELF file and, when `crc` is given,
+// its CRC-32 (zlib's, as .gnu_debuglink stores it) matches.
+bool use_debug_file(Binary& b, const std::string& path, const GElf_Word* crc) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  bool ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  if (ok && crc != nullptr) {
+    size_t size = 0;
+    const char* bytes = elf_rawfile(elf, &size);
+    uLong sum = crc32(0, nullptr, 0);
+    for (size_t at = 0; bytes != nullptr && at < size;) {  // crc32 takes a uInt length
+      const size_t n = std::min<size_t>(size - at, 1u << 30);
+      sum = crc32(sum, reinterpret_cast<const Bytef*>(bytes + at), static_cast<uInt>(n));
+      at += n;
+    }
+    ok = bytes != nullptr && sum == *crc;
+  }
+  if (!ok) {
+    if (elf != nullptr) elf_end(elf);
+    close(fd);
+    return false;
+  }
+  b.debug_fd = fd;
+  b.debug_elf = elf;
+  return true;
+}
+
+// A binary without DWARF may have it in a separate debug file. Looked for where GDB and
+// llvm-symbolizer look: by build id under /usr/lib/debug/.build-id/, then by the
+// .gnu_debuglink name (whose CRC must match) in the binary's directory, its .debug/
+// subdirectory and /usr/lib/debug/ followed by that directory.
+void open_debug_file(Binary& b) {
+  if (b.build_id.size() >= 2) {
+    const std::string hex = build_id_hex(b.build_id);
+    if (use_debug_file(b, "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) +
+                              ".debug",
+                       nullptr))
+      return;
+  }
+  GElf_Word crc = 0;
+  const char* link = dwelf_elf_gnu_debuglink(b.elf, &crc);
+  if (link == nullptr || *link == '\0') return;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(b.path, ec).parent_path();
+  if (ec) return;
+  for (const std::filesystem::path& candidate :
+       {dir / link, dir / ".debug" / link,
+        std::filesystem::path("/usr/lib/debug") / dir.relative_path() / link}) {
+    if (use_debug_file(b, candidate.string(), &crc)) return;
+  }
+}
+
 void index_dwarf(Binary& b) {
-  if (b.dwarf != nullptr) return;
+  if (b.dwarf_tried) return;
+  b.dwarf_tried = true;
   b.dwarf = dwarf_begin_elf(b.elf, DWARF_C_READ, nullptr);
+  if (b.dwarf == nullptr) {
+    open_debug_file(b);
+    if (b.debug_elf != nullptr) b.dwarf = dwarf_begin_elf(b.debug_elf, DWARF_C_READ, nullptr);
+  }
   if (b.dwarf == nullptr) return;
   Dwarf_Off off = 0, next = 0;
   size_t header_size = 0;

@@ -502,6 +502,30 @@ TEST(MemProfCli, MergeAndShowMatchLlvmProfdata) {
                                        .out));
 }
 
+// Beyond llvm-profdata 22, which finds no frame in a binary stripped of its DWARF: the
+// separate debug file named by its .gnu_debuglink gives the unstripped binary's profile,
+// and a file of that name whose CRC does not match the link is not used.
+TEST(MemProfCli, SeparateDebugFileIsFoundThroughDebuglink) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir("debuglink");
+  run_ok("cp " + sh_quote(bin) + " " + sh_quote(dir + "/basic") + " && cd " + sh_quote(dir) +
+         " && objcopy --only-keep-debug basic basic.debug && strip --strip-debug basic" +
+         " && objcopy --add-gnu-debuglink=basic.debug basic");
+  const std::string ref = dir + "/ref.profdata";
+  const std::string ours = dir + "/ours.profdata";
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) +
+         " -o " + sh_quote(ref));
+  const std::string merge_stripped = sh_quote(profkit_bin()) + " merge --profiled-binary=" +
+                                     sh_quote(dir + "/basic") + " " + sh_quote(raw) + " -o ";
+  run_ok(merge_stripped + sh_quote(ours));
+  EXPECT_TRUE(read_file(ref) == read_file(ours));
+  write_file(dir + "/basic.debug", read_file(bin));
+  const CommandResult wrong_crc = run(merge_stripped + sh_quote(dir + "/other.profdata"));
+  EXPECT_NE(wrong_crc.status, 0);
+  EXPECT_NE(wrong_crc.err.find("no entries in callstack map"), std::string::npos) << wrong_crc.err;
+}
+
 TEST(MemProfCli, IrpgoAndMemprofInputsGiveLlvmProfdatasFile) {
   const std::string dir = work_dir("cli_mixed");
   const std::string bin = bin22("ctx.cpp", "ctx", "-no-pie");
