@@ -283,6 +283,9 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
           CallSite{stack_index, {}});
     }
   }
+  // Every stack is in: the id maps are only needed again if more inputs are merged in, and
+  // their memory is better used by the writer.
+  table.drop_lookup();
   return data;
 }
 
