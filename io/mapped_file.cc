@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -68,6 +69,16 @@ Expected<MappedFile> MappedFile::open(const std::string& path, Access access) {
   file.data_ = file.buffer_.get();
   file.size_ = data.size();
   return file;
+}
+
+void MappedFile::drop_pages(uint64_t offset, uint64_t size) const {
+  if (!mapped_ || offset >= size_) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t begin = (offset + page - 1) / page * page;
+  const uint64_t end = std::min(offset + size, size_) / page * page;
+  // The mapping is private and read-only: MADV_DONTNEED only forgets pages, which are
+  // read from the file again if touched.
+  if (begin < end) madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }

@@ -27,6 +27,10 @@ class MappedFile {
   ~MappedFile();
 
   Bytes bytes() const { return Bytes(data_, size_); }
+  // Drops the whole pages inside [offset, offset + size) from the resident set (a reader
+  // done with them lowers the peak memory of a large input); touching them again reads
+  // the file again. No-op for files that were read rather than mapped.
+  void drop_pages(uint64_t offset, uint64_t size) const;
   const std::string& path() const { return path_; }
 
  private:

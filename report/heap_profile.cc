@@ -151,8 +151,9 @@ void add_records(HeapProfile& profile, const memprof::MemProfData& data,
     std::unordered_map<uint64_t, bool> local;
     for (const memprof::AllocSite& site : record.alloc_sites) {
       std::vector<HeapFrame> frames;
-      frames.reserve(site.call_stack.size());
-      for (const memprof::Frame& mf : site.call_stack) {
+      const auto stack = data.stacks.stack(site.stack);
+      frames.reserve(stack.size());
+      for (const memprof::Frame& mf : stack) {
         HeapFrame f;
         f.guid = mf.function;
         f.line_offset = mf.line_offset;

@@ -97,7 +97,7 @@ std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemPr
     if (!r.alloc_sites.empty()) out += "    AllocSites:\n";
     for (const auto& a : r.alloc_sites) {
       out += "    -\n      Callstack:\n";
-      for (const auto& f : a.call_stack) {
+      for (const auto& f : data.stacks.stack(a.stack)) {
         out += "      -\n";
         raw_frame(out, f, data);
       }
@@ -113,7 +113,7 @@ std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemPr
     }
     if (!r.call_sites.empty()) out += "    CallSites:\n";
     for (const auto& c : r.call_sites) {
-      for (const auto& f : c.frames) {
+      for (const auto& f : data.stacks.stack(c.stack)) {
         out += "    -\n      -\n";
         raw_frame(out, f, data);
       }
@@ -136,7 +136,8 @@ std::string show_memprof_indexed(const memprof::IndexedMemProf& p) {
     if (!r.alloc_sites.empty()) out += "    AllocSites:\n";
     for (const auto& a : r.alloc_sites) {
       out += "      - Callstack:\n";
-      for (const auto& f : a.call_stack) out += "          - " + yaml_frame(f) + "\n";
+      for (const auto& f : p.data.stacks.stack(a.stack))
+        out += "          - " + yaml_frame(f) + "\n";
       out += "        MemInfoBlock:\n";
       for (uint64_t tag : p.schema) {
         switch (tag) {
@@ -153,7 +154,8 @@ std::string show_memprof_indexed(const memprof::IndexedMemProf& p) {
     if (!r.call_sites.empty()) out += "    CallSites:\n";
     for (const auto& c : r.call_sites) {
       out += "      - Frames:\n";
-      for (const auto& f : c.frames) out += "          - " + yaml_frame(f) + "\n";
+      for (const auto& f : p.data.stacks.stack(c.stack))
+        out += "          - " + yaml_frame(f) + "\n";
       if (!c.callee_guids.empty()) {
         out += "        " + key("CalleeGuids") + "[ ";
         for (size_t i = 0; i < c.callee_guids.size(); ++i)

@@ -30,7 +30,7 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
     memprof::MemProfData data;
     switch (memprof_input_kind(input.bytes)) {
       case MemProfInputKind::raw: {
-        PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes));
+        PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes, input.consumed));
         if (input.release) input.release();
         PROFKIT_TRY_ASSIGN(memprof::MergedRaw merged,
                            memprof::merge_raw_profiles(std::move(profiles)));

@@ -42,6 +42,8 @@ struct MemProfInput {
   // Optional: called once a raw input's bytes are parsed and no longer needed (the caller
   // may unmap them to lower peak memory).
   std::function<void()> release;
+  // Optional: called with ranges of a raw input while it is parsed (see ConsumedRange).
+  memprof::ConsumedRange consumed;
 };
 
 // Loads and merges every input (raw or YAML) in order. `reports` gets one entry per input;

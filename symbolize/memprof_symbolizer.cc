@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -24,7 +25,11 @@ struct MemProfSymbolizer::Binary {
   std::string path;
   int fd = -1;
   Elf* elf = nullptr;
-  Dwarf* dwarf = nullptr;
+  Dwarf* dwarf = nullptr;        // of `elf`, or of `debug_elf` when the binary has none
+  bool dwarf_tried = false;
+  // The separate debug file found for a binary without DWARF (see open_debug_file).
+  int debug_fd = -1;
+  Elf* debug_elf = nullptr;
   std::vector<uint8_t> build_id;
   struct ExecLoad {
     uint64_t vaddr, memsz, offset;
@@ -42,10 +47,22 @@ struct MemProfSymbolizer::Binary {
   // Per compile unit (by CU DIE offset): address ranges of its out-of-line subprograms,
   // sorted by lo, built on first use so a lookup is a binary search, not a DIE walk.
   std::unordered_map<Dwarf_Off, std::vector<FnRange>> fn_ranges;
+  // What a frame needs from its subprogram / inlined-subroutine DIE (by DIE offset): a
+  // function's PCs share it, and finding a name goes through DW_AT_abstract_origin or
+  // DW_AT_specification, then MD5.
+  struct FunctionInfo {
+    bool has_name = false;       // a non-empty linkage name (or DW_AT_name)
+    std::string canonical_name;  // D.4
+    uint64_t guid = 0;
+    int decl_line = 0;
+  };
+  std::unordered_map<Dwarf_Off, FunctionInfo> functions;
   bool matched = false;
 
   ~Binary() {
     if (dwarf != nullptr) dwarf_end(dwarf);
+    if (debug_elf != nullptr) elf_end(debug_elf);
+    if (debug_fd >= 0) close(debug_fd);
     if (elf != nullptr) elf_end(elf);
     if (fd >= 0) close(fd);
   }
@@ -90,9 +107,67 @@ Expected<std::unique_ptr<Binary>> open_binary(const std::string& path) {
   return b;
 }
 
+// Uses `path` as b's separate debug file if it is an ELF file and, when `crc` is given,
+// its CRC-32 (zlib's, as .gnu_debuglink stores it) matches.
+bool use_debug_file(Binary& b, const std::string& path, const GElf_Word* crc) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  bool ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  if (ok && crc != nullptr) {
+    size_t size = 0;
+    const char* bytes = elf_rawfile(elf, &size);
+    uLong sum = crc32(0, nullptr, 0);
+    for (size_t at = 0; bytes != nullptr && at < size;) {  // crc32 takes a uInt length
+      const size_t n = std::min<size_t>(size - at, 1u << 30);
+      sum = crc32(sum, reinterpret_cast<const Bytef*>(bytes + at), static_cast<uInt>(n));
+      at += n;
+    }
+    ok = bytes != nullptr && sum == *crc;
+  }
+  if (!ok) {
+    if (elf != nullptr) elf_end(elf);
+    close(fd);
+    return false;
+  }
+  b.debug_fd = fd;
+  b.debug_elf = elf;
+  return true;
+}
+
+// A binary without DWARF may have it in a separate debug file. Looked for where GDB and
+// llvm-symbolizer look: by build id under /usr/lib/debug/.build-id/, then by the
+// .gnu_debuglink name (whose CRC must match) in the binary's directory, its .debug/
+// subdirectory and /usr/lib/debug/ followed by that directory.
+void open_debug_file(Binary& b) {
+  if (b.build_id.size() >= 2) {
+    const std::string hex = build_id_hex(b.build_id);
+    if (use_debug_file(b, "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) +
+                              ".debug",
+                       nullptr))
+      return;
+  }
+  GElf_Word crc = 0;
+  const char* link = dwelf_elf_gnu_debuglink(b.elf, &crc);
+  if (link == nullptr || *link == '\0') return;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(b.path, ec).parent_path();
+  if (ec) return;
+  for (const std::filesystem::path& candidate :
+       {dir / link, dir / ".debug" / link,
+        std::filesystem::path("/usr/lib/debug") / dir.relative_path() / link}) {
+    if (use_debug_file(b, candidate.string(), &crc)) return;
+  }
+}
+
 void index_dwarf(Binary& b) {
-  if (b.dwarf != nullptr) return;
+  if (b.dwarf_tried) return;
+  b.dwarf_tried = true;
   b.dwarf = dwarf_begin_elf(b.elf, DWARF_C_READ, nullptr);
+  if (b.dwarf == nullptr) {
+    open_debug_file(b);
+    if (b.debug_elf != nullptr) b.dwarf = dwarf_begin_elf(b.debug_elf, DWARF_C_READ, nullptr);
+  }
   if (b.dwarf == nullptr) return;
   Dwarf_Off off = 0, next = 0;
   size_t header_size = 0;
@@ -178,6 +253,19 @@ std::string_view basename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+const Binary::FunctionInfo& function_info(Binary& b, Dwarf_Die* die) {
+  auto [it, fresh] = b.functions.try_emplace(dwarf_dieoffset(die));
+  Binary::FunctionInfo& fn = it->second;
+  if (fresh) {
+    const char* name = linkage_name(die);
+    fn.has_name = name != nullptr && *name != '\0';
+    fn.canonical_name = memprof::canonical_function_name(name != nullptr ? name : "");
+    fn.guid = memprof::function_guid(fn.canonical_name);
+    dwarf_decl_line(die, &fn.decl_line);
+  }
+  return fn;
+}
+
 enum class Drop { none, no_debug_info, runtime };
 
 // Symbolizes a binary address. Returns the reason when dropped.
@@ -214,8 +302,7 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   }
   if (chain.empty()) collect_chain(&cu, addr, chain, 0);  // unusual layouts: full walk
   if (chain.empty()) return Drop::no_debug_info;
-  const char* innermost = linkage_name(&chain.back());
-  if (innermost == nullptr || *innermost == '\0') return Drop::no_debug_info;
+  if (!function_info(b, &chain.back()).has_name) return Drop::no_debug_info;
   Dwarf_Line* line = dwarf_getsrc_die(&cu, addr);
   int lineno = 0, column = 0;
   const char* file = nullptr;
@@ -242,20 +329,18 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   const size_t n = chain.size();
   for (size_t k = n; k-- > 0;) {
     Dwarf_Die* die = &chain[k];
-    const char* name = linkage_name(die);
-    std::string_view canonical = memprof::canonical_function_name(name != nullptr ? name : "");
-    int decl = 0;
-    dwarf_decl_line(die, &decl);
+    const Binary::FunctionInfo& fn = function_info(b, die);
     memprof::Frame f;
-    f.function = memprof::function_guid(canonical);
-    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(decl));
+    f.function = fn.guid;
+    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(fn.decl_line));
     f.column = static_cast<uint32_t>(cur_col);
     f.is_inline = k != 0;
     out.frames.push_back(f);
-    out.names.emplace_back(canonical);
+    out.names.push_back(fn.canonical_name);
     out.sources.push_back(memprof::SourceLocation{cur_file != nullptr ? cur_file : "",
                                                   static_cast<uint32_t>(cur_line),
                                                   static_cast<uint32_t>(cur_col)});
+    if (k == 0) break;  // the outermost DIE is not a call site (its attributes are many)
     cur_line = udata_attr(die, DW_AT_call_line);
     cur_col = udata_attr(die, DW_AT_call_column);
     const uint64_t file_index = udata_attr(die, DW_AT_call_file);

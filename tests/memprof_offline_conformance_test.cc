@@ -329,7 +329,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
   for (const auto& run : runs)
     for (const auto& r : run.data.records)
       for (const auto& a : r.alloc_sites) {
-        auto& m = expected[{r.guid, memprof::call_stack_id(a.call_stack)}];
+        auto& m = expected[{r.guid, run.data.stacks.stack_id(a.stack)}];
         m.AllocCount += a.mib.AllocCount;
         m.TotalSize += a.mib.TotalSize;
         m.TotalAccessCount += a.mib.TotalAccessCount;
@@ -339,7 +339,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
   size_t seen = 0;
   for (const auto& r : merged.records)
     for (const auto& a : r.alloc_sites) {
-      const auto it = expected.find({r.guid, memprof::call_stack_id(a.call_stack)});
+      const auto it = expected.find({r.guid, merged.stacks.stack_id(a.stack)});
       ASSERT_NE(it, expected.end());
       EXPECT_EQ(a.mib.AllocCount, it->second.AllocCount);
       EXPECT_EQ(a.mib.TotalSize, it->second.TotalSize);
@@ -369,7 +369,7 @@ TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
 const Frame* find_frame(const memprof::MemProfData& d, uint64_t guid) {
   for (const auto& r : d.records)
     for (const auto& a : r.alloc_sites)
-      for (const auto& f : a.call_stack)
+      for (const auto& f : d.stacks.stack(a.stack))
         if (f.function == guid) return &f;
   return nullptr;
 }
@@ -392,7 +392,7 @@ TEST(MemProfOffline, SharedLibraryAndPieFramesAreSymbolized) {
   for (const auto& r : p.data.records) {
     if (r.guid != lib_alloc) continue;
     ASSERT_EQ(r.alloc_sites.size(), 1u);
-    const auto& cs = r.alloc_sites[0].call_stack;
+    const auto cs = p.data.stacks.stack(r.alloc_sites[0].stack);
     ASSERT_GE(cs.size(), 2u);
     // shlib.cpp: lib_alloc declared on line 4, malloc on line 5 column 21.
     EXPECT_EQ(cs[0], (Frame{lib_alloc, 1, 21, false}));
@@ -434,7 +434,7 @@ TEST(MemProfOffline, Llvm14V1RawIsReadAndSymbolized) {
   for (const auto& r : p.data.records) {
     if (r.guid != mk) continue;
     ASSERT_EQ(r.alloc_sites.size(), 1u);
-    const auto& cs = r.alloc_sites[0].call_stack;
+    const auto cs = p.data.stacks.stack(r.alloc_sites[0].stack);
     ASSERT_EQ(cs.size(), 2u);
     EXPECT_EQ(cs[0], (Frame{mk, 1, 13, false}));
     EXPECT_EQ(cs[1], (Frame{memprof::function_guid("main"), 2, 15, false}));
@@ -500,6 +500,30 @@ TEST(MemProfCli, MergeAndShowMatchLlvmProfdata) {
             mask_histogram_pointer(run_ok("llvm-profdata-22 show --memory --profiled-binary=" +
                                           sh_quote(bin) + " " + sh_quote(raw))
                                        .out));
+}
+
+// Beyond llvm-profdata 22, which finds no frame in a binary stripped of its DWARF: the
+// separate debug file named by its .gnu_debuglink gives the unstripped binary's profile,
+// and a file of that name whose CRC does not match the link is not used.
+TEST(MemProfCli, SeparateDebugFileIsFoundThroughDebuglink) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir("debuglink");
+  run_ok("cp " + sh_quote(bin) + " " + sh_quote(dir + "/basic") + " && cd " + sh_quote(dir) +
+         " && objcopy --only-keep-debug basic basic.debug && strip --strip-debug basic" +
+         " && objcopy --add-gnu-debuglink=basic.debug basic");
+  const std::string ref = dir + "/ref.profdata";
+  const std::string ours = dir + "/ours.profdata";
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) +
+         " -o " + sh_quote(ref));
+  const std::string merge_stripped = sh_quote(profkit_bin()) + " merge --profiled-binary=" +
+                                     sh_quote(dir + "/basic") + " " + sh_quote(raw) + " -o ";
+  run_ok(merge_stripped + sh_quote(ours));
+  EXPECT_TRUE(read_file(ref) == read_file(ours));
+  write_file(dir + "/basic.debug", read_file(bin));
+  const CommandResult wrong_crc = run(merge_stripped + sh_quote(dir + "/other.profdata"));
+  EXPECT_NE(wrong_crc.status, 0);
+  EXPECT_NE(wrong_crc.err.find("no entries in callstack map"), std::string::npos) << wrong_crc.err;
 }
 
 TEST(MemProfCli, IrpgoAndMemprofInputsGiveLlvmProfdatasFile) {

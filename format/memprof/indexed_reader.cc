@@ -9,13 +9,8 @@ namespace {
 
 constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
 constexpr uint64_t kFlagMemProf = uint64_t{1} << 62;
-constexpr uint64_t kNumTags = 28;
-
-constexpr size_t kFieldSize[] = {
-    0,
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
-#include "format/memprof/mib_fields.def"
-};
+constexpr uint64_t kNumTags = kNumMibTags;
+static_assert(kNumTags == 28);
 
 Unexpected malformed(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
@@ -57,12 +52,6 @@ Expected<MemInfoBlock> read_mib(Cursor& c, const std::vector<uint64_t>& schema) 
     }
   }
   return m;
-}
-
-uint64_t mib_size(const std::vector<uint64_t>& schema) {
-  uint64_t n = 0;
-  for (uint64_t t : schema) n += kFieldSize[t];
-  return n;
 }
 
 // Calls fn(item_cursor_over_key_and_data, hash, key_len, data_len) for every item of the
@@ -113,7 +102,8 @@ struct Radix {
   uint64_t array_offset = 0;
 };
 
-Expected<CallStack> radix_stack(const Radix& r, uint32_t linear_id, uint64_t where) {
+// Frame-array indices of the stack at `linear_id`, leaf first.
+Expected<std::vector<uint32_t>> radix_stack(const Radix& r, uint32_t linear_id, uint64_t where) {
   const uint64_t n_elems = r.array.size() / 4;
   auto elem = [&](uint64_t i) { return load_le<uint32_t>(r.array.data() + 4 * i); };
   if (linear_id >= n_elems)
@@ -121,7 +111,7 @@ Expected<CallStack> radix_stack(const Radix& r, uint32_t linear_id, uint64_t whe
                                 " is outside the radix array");
   const uint64_t len = elem(linear_id);
   if (len > n_elems) return malformed(where, "radix call stack length exceeds the array");
-  CallStack cs;
+  std::vector<uint32_t> cs;
   cs.reserve(len);
   uint64_t p = linear_id + 1;
   for (uint64_t i = 0; i < len; ++i) {
@@ -135,7 +125,7 @@ Expected<CallStack> radix_stack(const Radix& r, uint32_t linear_id, uint64_t whe
     }
     if (static_cast<uint64_t>(v) >= r.frames.size())
       return malformed(where, "radix frame id " + std::to_string(v) + " outside the frame array");
-    cs.push_back(r.frames[static_cast<size_t>(v)]);
+    cs.push_back(static_cast<uint32_t>(v));
     ++p;
   }
   return cs;
@@ -186,7 +176,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
       return c.fail(ErrorCode::malformed, "memprof schema invalid: tag " + std::to_string(tag));
     out.schema.push_back(tag);
   }
-  const uint64_t mib_bytes = mib_size(out.schema);
+  const uint64_t mib_bytes = schema_mib_size(out.schema.data(), out.schema.size());
 
   // Call stack resolution, per version.
   std::unordered_map<uint64_t, Frame> v2_frames;
@@ -234,19 +224,33 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
     radix.array_offset = stack_payload;
   }
 
-  std::unordered_map<uint32_t, CallStack> radix_cache;
-  auto stack_of = [&](uint64_t id, uint64_t where) -> Expected<CallStack> {
+  // Stacks join the table in first-use order (records in table order, each record's
+  // allocation sites then call sites), the order the writer would give them.
+  StackTable& table = out.data.stacks;
+  std::unordered_map<uint64_t, uint32_t> stack_index;  // stored id -> table index
+  constexpr uint32_t kUnset = ~uint32_t{0};
+  std::vector<uint32_t> frame_at(radix.frames.size(), kUnset);  // frame array -> table
+  std::vector<uint32_t> indices;
+  auto stack_of = [&](uint64_t id, uint64_t where) -> Expected<uint32_t> {
+    if (auto it = stack_index.find(id); it != stack_index.end()) return it->second;
+    uint32_t s;
     if (out.version == 2) {
       auto it = v2_stacks.find(id);
       if (it == v2_stacks.end())
         return malformed(where, "call stack id not in the call stack table");
-      return it->second;
+      s = table.add_stack(it->second);
+    } else {
+      PROFKIT_TRY_ASSIGN(std::vector<uint32_t> in_array,
+                         radix_stack(radix, static_cast<uint32_t>(id), where));
+      indices.clear();
+      for (uint32_t v : in_array) {
+        if (frame_at[v] == kUnset) frame_at[v] = table.add_frame(radix.frames[v]);
+        indices.push_back(frame_at[v]);
+      }
+      s = table.add_stack(indices);
     }
-    auto it = radix_cache.find(static_cast<uint32_t>(id));
-    if (it != radix_cache.end()) return it->second;
-    PROFKIT_TRY_ASSIGN(CallStack cs, radix_stack(radix, static_cast<uint32_t>(id), where));
-    radix_cache.emplace(static_cast<uint32_t>(id), cs);
-    return cs;
+    stack_index.emplace(id, s);
+    return s;
   };
   const uint64_t id_size = out.version == 2 ? 8 : 4;
 
@@ -268,7 +272,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
             PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
           }
           AllocSite a;
-          PROFKIT_TRY_ASSIGN(a.call_stack, stack_of(id, where));
+          PROFKIT_TRY_ASSIGN(a.stack, stack_of(id, where));
           PROFKIT_TRY_ASSIGN(a.mib, read_mib(item, out.schema));
           r.alloc_sites.push_back(std::move(a));
         }
@@ -285,7 +289,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
             PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
           }
           CallSite cs;
-          PROFKIT_TRY_ASSIGN(cs.frames, stack_of(id, where));
+          PROFKIT_TRY_ASSIGN(cs.stack, stack_of(id, where));
           if (out.version == 4) {
             PROFKIT_TRY_ASSIGN(uint64_t n_guids, item.read_le<uint64_t>("callee GUID count"));
             if (n_guids > item.remaining() / 8)

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cassert>
 #include <span>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "format/bytes/cursor.h"
 
@@ -17,6 +15,8 @@ namespace {
 class Out {
  public:
   explicit Out(uint64_t base) : base_(base) {}
+  // Continues `bytes`, which start at file offset 0.
+  explicit Out(std::string bytes) : base_(0), bytes_(std::move(bytes)) {}
   uint64_t offset() const { return base_ + bytes_.size(); }
   template <class T>
   void put(T v) {
@@ -110,13 +110,6 @@ class HashTableGenerator {
   uint64_t num_entries_ = 0;
 };
 
-// Size of each MIB field, by tag (1-based).
-constexpr size_t kFieldSize[] = {
-    0,
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
-#include "format/memprof/mib_fields.def"
-};
-
 void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>& schema) {
   for (uint64_t tag : schema) {
     switch (tag) {
@@ -138,126 +131,70 @@ void put_frame(std::string& s, const Frame& f) {
   put_le<uint8_t>(s, f.is_inline ? 1 : 0);
 }
 
-// Distinct frames and call stacks in insertion order (C.9), interned to dense indices so
-// the sorts and the radix array below work on small integers. A frame's id (BLAKE3) is
-// computed once per distinct frame and a stack's id once per distinct stack.
-struct Tables {
-  struct FrameHash {
-    size_t operator()(const Frame& f) const {
-      uint64_t h = f.function * 0x9E3779B97F4A7C15ull;
-      h ^= (uint64_t{f.line_offset} << 32 | f.column) + 0x632BE59BD9B4E019ull + (h << 6) +
-           (h >> 2);
-      return static_cast<size_t>(h ^ (f.is_inline ? 0x5bd1e995u : 0));
-    }
-  };
-  // Stacks are leaf-first runs of dense frame indices in `pool`; a set of stack indices
-  // keyed by those runs finds repeats without building a key.
-  struct StackHash {
-    const Tables* t;
-    size_t operator()(uint32_t s) const {
-      uint64_t h = 0xcbf29ce484222325ull;
-      for (uint32_t f : t->stack(s)) {
-        h = (h ^ f) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
-      }
-      return static_cast<size_t>(h);
-    }
-  };
-  struct StackEq {
-    const Tables* t;
-    bool operator()(uint32_t a, uint32_t b) const {
-      const auto x = t->stack(a), y = t->stack(b);
-      return std::equal(x.begin(), x.end(), y.begin(), y.end());
-    }
-  };
-
-  std::vector<uint64_t> frame_ids;  // dense frame index -> id, insertion order
-  std::vector<Frame> frames;        // dense frame index -> frame
-  std::unordered_map<Frame, uint32_t, FrameHash> frame_index;
-  std::unordered_map<uint64_t, uint32_t> frame_by_id;
-  std::vector<uint32_t> pool;                   // frame indices of every distinct stack
-  std::vector<uint64_t> stack_begin{0};         // stack s is pool[begin[s], begin[s+1])
-  std::vector<uint64_t> stack_ids;              // dense stack index -> call stack id
-  std::unordered_set<uint32_t, StackHash, StackEq> stack_set{64, StackHash{this},
-                                                             StackEq{this}};
-  std::unordered_map<uint64_t, uint32_t> stack_by_id;
-  std::vector<uint64_t> ids_;  // scratch
-
-  Tables() = default;
-  Tables(const Tables&) = delete;
-  Tables& operator=(const Tables&) = delete;
-
-  size_t num_stacks() const { return stack_ids.size(); }
-  // Frees the lookup structures once every stack is added.
-  void drop_lookup() {
-    decltype(frame_index)().swap(frame_index);
-    decltype(frame_by_id)().swap(frame_by_id);
-    decltype(stack_set)(0, StackHash{this}, StackEq{this}).swap(stack_set);
-    decltype(stack_by_id)().swap(stack_by_id);
-  }
-  std::span<const uint32_t> stack(uint32_t s) const {
-    return {pool.data() + stack_begin[s], pool.data() + stack_begin[s + 1]};
-  }
-
-  uint32_t add_frame(const Frame& f) {
-    auto [it, fresh] = frame_index.try_emplace(f, 0);
-    if (!fresh) return it->second;
-    const uint64_t id = frame_id(f);
-    auto [by_id, new_id] = frame_by_id.try_emplace(id, static_cast<uint32_t>(frames.size()));
-    if (new_id) {
-      frames.push_back(f);
-      frame_ids.push_back(id);
-    }
-    it->second = by_id->second;
-    return by_id->second;
-  }
-
-  // Returns the dense index of the stack.
-  uint32_t add(const CallStack& cs) {
-    const uint32_t s = static_cast<uint32_t>(stack_ids.size());
-    for (const Frame& f : cs) pool.push_back(add_frame(f));
-    stack_begin.push_back(pool.size());
-    auto [found, fresh] = stack_set.insert(s);
-    if (!fresh) {
-      pool.resize(stack_begin[s]);
-      stack_begin.pop_back();
-      return *found;
-    }
-    ids_.clear();
-    for (uint32_t f : stack(s)) ids_.push_back(frame_ids[f]);
-    const uint64_t csid = call_stack_id_from_frame_ids(ids_);
-    auto [by_id, new_id] = stack_by_id.try_emplace(csid, s);
-    if (!new_id) {  // a different stack with the same 64-bit id: LLVM keeps the first
-      stack_set.erase(found);
-      pool.resize(stack_begin[s]);
-      stack_begin.pop_back();
-      return by_id->second;
-    }
-    stack_ids.push_back(csid);
-    return s;
-  }
-};
-
-struct RecordIds {
-  std::vector<uint32_t> alloc;  // dense stack index per alloc site
-  std::vector<uint32_t> calls;  // dense stack index per call site
-};
-
 std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
   if (!o.full_schema) return {std::begin(kHotColdSchema), std::end(kHotColdSchema)};
   std::vector<uint64_t> all;
-  for (uint64_t t = 1; t < sizeof(kFieldSize) / sizeof(kFieldSize[0]); ++t) all.push_back(t);
+  for (uint64_t t = 1; t < kNumMibTags; ++t) all.push_back(t);
   return all;
+}
+
+// A stack's root-first sequence of frame ranks, as sort_rank_sequences sees it.
+struct RankSequence {
+  uint64_t begin;  // index of the first rank in the rank array
+  uint32_t stack;
+  uint32_t size;
+};
+
+// Sorts distinct sequences lexicographically, a sequence before its extensions, by
+// multikey quicksort (Bentley and Sedgewick): a three-way partition on one position at a
+// time, so a long root-side prefix shared by many stacks is read once per stack and level
+// instead of once per comparison (with std::sort this was a fifth of the tree workload).
+void sort_rank_sequences(std::span<RankSequence> seqs, const uint32_t* ranks) {
+  // The rank at position d, or -1 past the end (so a prefix sorts first).
+  const auto key = [ranks](const RankSequence& s, size_t d) -> int64_t {
+    return d < s.size ? int64_t{ranks[s.begin + d]} : -1;
+  };
+  struct Range {
+    size_t begin, end, depth;  // seqs[begin, end) agree on their first `depth` ranks
+  };
+  std::vector<Range> todo{{0, seqs.size(), 0}};
+  while (!todo.empty()) {
+    auto [b, e, d] = todo.back();
+    todo.pop_back();
+    while (e - b > 1) {
+      const int64_t x = key(seqs[b], d), y = key(seqs[b + (e - b) / 2], d),
+                    z = key(seqs[e - 1], d);
+      const int64_t pivot = std::max(std::min(x, y), std::min(std::max(x, y), z));
+      // [b, lt) < pivot, [lt, gt) == pivot, [gt, e) > pivot.
+      size_t lt = b, i = b, gt = e;
+      while (i < gt) {
+        const int64_t k = key(seqs[i], d);
+        if (k < pivot) {
+          std::swap(seqs[lt++], seqs[i++]);
+        } else if (k > pivot) {
+          std::swap(seqs[i], seqs[--gt]);
+        } else {
+          ++i;
+        }
+      }
+      if (lt - b > 1) todo.push_back({b, lt, d});
+      if (e - gt > 1) todo.push_back({gt, e, d});
+      if (pivot < 0) break;  // the sequences equal to the pivot end here: at most one
+      b = lt;
+      e = gt;
+      ++d;
+    }
+  }
 }
 
 // C.6.1 + C.6.2: frame array order and radix array; returns the linear id of each stack
 // (by dense stack index).
-std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
-  const size_t nf = t.frames.size();
+std::vector<uint32_t> write_frames_and_radix(Out& out, const StackTable& t) {
+  const size_t nf = t.num_frames();
   const size_t ns = t.num_stacks();
   std::vector<uint64_t> count(nf, 0), position_sum(nf, 0);
   for (uint32_t s = 0; s < ns; ++s) {
-    const auto st = t.stack(s);
+    const auto st = t.frame_indices(s);
     for (size_t i = 0; i < st.size(); ++i) {
       ++count[st[i]];
       position_sum[st[i]] += i;
@@ -268,14 +205,14 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     if (count[a] != count[b]) return count[a] > count[b];
     if (position_sum[a] != position_sum[b]) return position_sum[a] < position_sum[b];
-    return t.frame_ids[a] < t.frame_ids[b];
+    return t.frame_id(a) < t.frame_id(b);
   });
   std::vector<uint32_t> linear_frame(nf);
   std::string frame_bytes;
   frame_bytes.reserve(17 * nf);
   for (size_t i = 0; i < nf; ++i) {
     linear_frame[order[i]] = static_cast<uint32_t>(i);
-    put_frame(frame_bytes, t.frames[order[i]]);
+    put_frame(frame_bytes, t.frame(order[i]));
   }
   out.append(frame_bytes);
 
@@ -285,29 +222,30 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   for (uint32_t f = 0; f < nf; ++f) by_rank[f] = f;
   std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) {
     if (count[a] != count[b]) return count[a] < count[b];
-    return t.frame_ids[a] < t.frame_ids[b];
+    return t.frame_id(a) < t.frame_id(b);
   });
   std::vector<uint32_t> rank(nf);
   for (uint32_t i = 0; i < nf; ++i) rank[by_rank[i]] = i;
-  std::vector<uint32_t> root_first(t.pool.size());
+  std::vector<uint32_t> root_first(t.num_stack_frames());
   for (uint32_t s = 0; s < ns; ++s) {
-    const auto st = t.stack(s);
-    uint32_t* dst = root_first.data() + t.stack_begin[s];
+    const auto st = t.frame_indices(s);
+    uint32_t* dst = root_first.data() + t.stack_begin(s);
     for (size_t i = 0; i < st.size(); ++i) dst[i] = rank[st[st.size() - 1 - i]];
   }
   const auto seq = [&](uint32_t s) {
-    return std::span<const uint32_t>(root_first.data() + t.stack_begin[s],
-                                     root_first.data() + t.stack_begin[s + 1]);
+    return std::span<const uint32_t>(root_first.data() + t.stack_begin(s),
+                                     t.frame_indices(s).size());
   };
+  std::vector<RankSequence> sequences(ns);
+  for (uint32_t s = 0; s < ns; ++s)
+    sequences[s] = {t.stack_begin(s), s, static_cast<uint32_t>(t.frame_indices(s).size())};
+  sort_rank_sequences(sequences, root_first.data());
   std::vector<uint32_t> sorted(ns);
-  for (uint32_t s = 0; s < ns; ++s) sorted[s] = s;
-  std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) {
-    const auto x = seq(a), y = seq(b);
-    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-  });
+  for (uint32_t k = 0; k < ns; ++k) sorted[k] = sequences[k].stack;
+  std::vector<RankSequence>().swap(sequences);
 
   std::vector<uint32_t> r;
-  r.reserve(t.pool.size() + ns);
+  r.reserve(t.num_stack_frames() + ns);
   std::vector<uint64_t> position(ns);
   std::vector<uint64_t> idx;
   std::span<const uint32_t> prev;
@@ -340,93 +278,73 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const Tables& t) {
   return linear_stack;
 }
 
-}  // namespace
+// A record-table item after its hash: KeyLen, DataLen (patched by finish_record_item), the
+// GUID key, then the record, which the caller appends. Built in place: a large record (all
+// of a profile's contexts can share one allocating function) is not copied to add the key.
+std::string start_record_item(uint64_t guid, size_t record_size) {
+  std::string item;
+  item.reserve(24 + record_size);
+  put_le<uint64_t>(item, 8);
+  put_le<uint64_t>(item, 0);
+  put_le<uint64_t>(item, guid);
+  return item;
+}
+void finish_record_item(std::string& item) {
+  store_le<uint64_t>(reinterpret_cast<uint8_t*>(item.data()) + 8, item.size() - 24);
+}
 
-std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
-  assert(options.version >= 2 && options.version <= 4);
+// Writes the section at out.offset().
+void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions& options) {
   const std::vector<uint64_t> schema = schema_for(options);
-  Tables t;
-  // Stacks in insertion order, then every record's stacks; a stack that stack_order
-  // already named keeps its index without a second lookup.
-  constexpr uint32_t kUnset = ~uint32_t{0};
-  std::vector<RecordIds> rec_ids(data.records.size());
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    rec_ids[i].alloc.assign(data.records[i].alloc_sites.size(), kUnset);
-    rec_ids[i].calls.assign(data.records[i].call_sites.size(), kUnset);
-  }
-  size_t order_frames = 0;
-  for (const StackRef& ref : data.stack_order) order_frames += data.stack(ref).size();
-  t.pool.reserve(order_frames);
-  t.stack_begin.reserve(data.stack_order.size() + 1);
-  for (const StackRef& ref : data.stack_order) {
-    const uint32_t s = t.add(data.stack(ref));
-    (ref.call_site ? rec_ids[ref.record].calls : rec_ids[ref.record].alloc)[ref.site] = s;
-  }
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    for (size_t a = 0; a < rec_ids[i].alloc.size(); ++a)
-      if (rec_ids[i].alloc[a] == kUnset)
-        rec_ids[i].alloc[a] = t.add(data.records[i].alloc_sites[a].call_stack);
-    for (size_t c = 0; c < rec_ids[i].calls.size(); ++c)
-      if (rec_ids[i].calls[c] == kUnset)
-        rec_ids[i].calls[c] = t.add(data.records[i].call_sites[c].frames);
-  }
-  t.drop_lookup();
+  const size_t mib_bytes = schema_mib_size(schema.data(), schema.size());
+  const StackTable& t = data.stacks;
 
-  Out out(options.section_offset);
   out.put<uint64_t>(options.version);
   const uint64_t header_at = out.offset();
   const auto put_schema = [&] {
     out.put<uint64_t>(schema.size());
     for (uint64_t tag : schema) out.put<uint64_t>(tag);
   };
-  const auto record_key = [](uint64_t guid, const std::string& body) {
-    std::string s;
-    s.reserve(24 + body.size());
-    put_le<uint64_t>(s, 8);
-    put_le<uint64_t>(s, body.size());
-    put_le<uint64_t>(s, guid);
-    s += body;
-    return s;
-  };
 
   if (options.version == 2) {
     for (int i = 0; i < 5; ++i) out.put<uint64_t>(0);
     put_schema();
     HashTableGenerator records;
-    for (size_t i = 0; i < data.records.size(); ++i) {
-      const Record& r = data.records[i];
-      std::string body;
+    for (const Record& r : data.records) {
+      std::string body = start_record_item(
+          r.guid, 16 + r.alloc_sites.size() * (8 + mib_bytes) + r.call_sites.size() * 8);
       put_le<uint64_t>(body, r.alloc_sites.size());
       for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-        put_le<uint64_t>(body, t.stack_ids[rec_ids[i].alloc[a]]);
+        put_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
         put_mib(body, r.alloc_sites[a].mib, schema);
       }
       put_le<uint64_t>(body, r.call_sites.size());
-      for (uint32_t s : rec_ids[i].calls) put_le<uint64_t>(body, t.stack_ids[s]);
-      records.insert(r.guid, record_key(r.guid, body));
+      for (const CallSite& c : r.call_sites) put_le<uint64_t>(body, t.stack_id(c.stack));
+      finish_record_item(body);
+      records.insert(r.guid, std::move(body));
     }
     const uint64_t record_table = records.emit(out);
     const uint64_t frame_payload = out.offset();
     HashTableGenerator frames;
-    for (size_t f = 0; f < t.frames.size(); ++f) {
-      const uint64_t id = t.frame_ids[f];
+    for (uint32_t f = 0; f < t.num_frames(); ++f) {
+      const uint64_t id = t.frame_id(f);
       std::string s;
       put_le<uint64_t>(s, 8);
       put_le<uint64_t>(s, 17);
       put_le<uint64_t>(s, id);
-      put_frame(s, t.frames[f]);
+      put_frame(s, t.frame(f));
       frames.insert(id, std::move(s));
     }
     const uint64_t frame_table = frames.emit(out);
     const uint64_t stack_payload = out.offset();
     HashTableGenerator stacks;
     for (uint32_t st = 0; st < t.num_stacks(); ++st) {
-      const uint64_t csid = t.stack_ids[st];
-      const auto ids = t.stack(st);
+      const uint64_t csid = t.stack_id(st);
+      const auto ids = t.frame_indices(st);
       std::string s;
       put_le<uint64_t>(s, 8 * ids.size());
       put_le<uint64_t>(s, csid);
-      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_ids[f]);
+      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_id(f));
       stacks.insert(csid, std::move(s));
     }
     const uint64_t stack_table = stacks.emit(out);
@@ -435,7 +353,7 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
     out.patch<uint64_t>(header_at + 16, frame_table);
     out.patch<uint64_t>(header_at + 24, stack_payload);
     out.patch<uint64_t>(header_at + 32, stack_table);
-    return out.take();
+    return;
   }
 
   for (int i = 0; i < (options.version == 3 ? 3 : 4); ++i) out.put<uint64_t>(0);
@@ -453,36 +371,48 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
   const auto linear = write_frames_and_radix(out, t);
   const uint64_t record_payload = out.offset();
   HashTableGenerator records;
-  for (size_t i = 0; i < data.records.size(); ++i) {
-    const Record& r = data.records[i];
-    std::string body;
+  for (const Record& r : data.records) {
+    size_t size = 16 + r.alloc_sites.size() * (4 + mib_bytes) + r.call_sites.size() * 4;
+    if (options.version == 4)
+      for (const CallSite& c : r.call_sites) size += 8 + 8 * c.callee_guids.size();
+    std::string body = start_record_item(r.guid, size);
     put_le<uint64_t>(body, r.alloc_sites.size());
     for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-      put_le<uint32_t>(body, linear[rec_ids[i].alloc[a]]);
+      put_le<uint32_t>(body, linear[r.alloc_sites[a].stack]);
       put_mib(body, r.alloc_sites[a].mib, schema);
     }
     put_le<uint64_t>(body, r.call_sites.size());
     for (size_t c = 0; c < r.call_sites.size(); ++c) {
-      put_le<uint32_t>(body, linear[rec_ids[i].calls[c]]);
+      put_le<uint32_t>(body, linear[r.call_sites[c].stack]);
       if (options.version == 4) {
         put_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
         for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);
       }
     }
-    records.insert(r.guid, record_key(r.guid, body));
+    finish_record_item(body);
+    records.insert(r.guid, std::move(body));
   }
   const uint64_t record_table = records.emit(out);
   const uint64_t frames_start = header_at + (options.version == 3 ? 24 : 32) +
                                 (options.version == 4 ? 4 + 48 : 0) + 8 + 8 * schema.size();
-  const uint64_t stack_payload = frames_start + 17 * t.frame_ids.size();
+  const uint64_t stack_payload = frames_start + 17 * t.num_frames();
   out.patch<uint64_t>(header_at, stack_payload);
   out.patch<uint64_t>(header_at + 8, record_payload);
   out.patch<uint64_t>(header_at + 16, record_table);
   if (options.version == 4) out.patch<uint64_t>(header_at + 24, 0);
+}
+
+}  // namespace
+
+std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
+  assert(options.version >= 2 && options.version <= 4);
+  Out out(options.section_offset);
+  write_section(out, data, options);
   return out.take();
 }
 
-std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOptions options) {
+std::string write_memprof_only_profile(const MemProfData& data,
+                                       const IndexedWriteOptions& options) {
   static constexpr uint64_t kCutoffs[] = {10000,  100000, 200000, 300000, 400000, 500000,
                                           600000, 700000, 800000, 900000, 950000, 990000,
                                           999000, 999900, 999990, 999999};
@@ -500,8 +430,12 @@ std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOpti
   put_le<uint64_t>(file, 0);
   put_le<uint64_t>(file, 0);
   const uint64_t memprof_offset = file.size();
-  options.section_offset = memprof_offset;
-  file += write_memprof_section(data, options);
+  // The section is written after the prefix in the same buffer (not copied: it can be tens
+  // of megabytes).
+  assert(options.version >= 2 && options.version <= 4);
+  Out out(std::move(file));
+  write_section(out, data, options);
+  file = out.take();
   const uint64_t binary_id_offset = file.size();
   put_le<uint64_t>(file, 0);
   const uint64_t vtable_offset = file.size();

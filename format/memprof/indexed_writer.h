@@ -40,6 +40,7 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
 // A complete memprof-only .profdata (index version 13, MemProf variant bit, empty IRPGO
 // summary and hash table, empty binary-id and vtable sections), laid out as llvm-profdata
 // 22 writes it. For tests and for callers that have no IRPGO data.
-std::string write_memprof_only_profile(const MemProfData& data, IndexedWriteOptions options);
+std::string write_memprof_only_profile(const MemProfData& data,
+                                       const IndexedWriteOptions& options);
 
 }  // namespace profkit::memprof

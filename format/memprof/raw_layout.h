@@ -21,6 +21,22 @@ struct MemInfoBlock {
 #include "format/memprof/mib_fields.def"
 };
 
+// Bytes of each MIB field as serialized (raw and indexed), by tag; tag 0 is no field.
+inline constexpr size_t kMibFieldSize[] = {
+    0,
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
+#include "format/memprof/mib_fields.def"
+};
+inline constexpr uint64_t kNumMibTags = sizeof(kMibFieldSize) / sizeof(kMibFieldSize[0]);
+
+// Size of a MIB serialized with the schema `tags[0..count)` (indexed format, spec C.2).
+// Requires: every tag < kNumMibTags.
+constexpr size_t schema_mib_size(const uint64_t* tags, size_t count) {
+  size_t size = 0;
+  for (size_t i = 0; i < count; ++i) size += kMibFieldSize[tags[i]];
+  return size;
+}
+
 // Packed on-disk size of the MIB in raw version `version` (1..5), from the table.
 constexpr size_t raw_mib_size(uint64_t version) {
   size_t size = 0;

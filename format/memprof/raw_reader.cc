@@ -2,7 +2,9 @@
 #include "format/memprof/raw_reader.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <cassert>
+
+#include "format/instrprof/flat_map.h"
 
 namespace profkit::memprof {
 namespace {
@@ -15,6 +17,26 @@ bool version_supported(uint64_t version) {
 uint64_t segment_entry_size(uint64_t version) {
   return version >= 3 ? kSegmentEntrySizeV3 : kSegmentEntrySizeV1;
 }
+
+// Reports the input consumed so far to a ConsumedRange, in steps of at least kStep bytes.
+class ConsumedReporter {
+ public:
+  explicit ConsumedReporter(const ConsumedRange& report) : report_(report) {}
+  // A section starts at `offset`.
+  void start(uint64_t offset) { begin_ = offset; }
+  // The section is consumed up to `offset` (`last`: and ends there).
+  void reached(uint64_t offset, bool last = false) {
+    if (report_ && offset > begin_ && (offset - begin_ >= kStep || last)) {
+      report_(begin_, offset - begin_);
+      begin_ = offset;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kStep = uint64_t{1} << 20;
+  const ConsumedRange& report_;
+  uint64_t begin_ = 0;
+};
 
 Unexpected malformed(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
@@ -63,14 +85,16 @@ Expected<void> read_mib_fields(Cursor& c, uint64_t version, MemInfoBlock& m) {
   return {};
 }
 
-Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version) {
+Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("MIB count"));
   const uint64_t entry = 8 + raw_mib_size(version);
   if (count > c.remaining() / entry)
     return c.fail(ErrorCode::truncated, "MIB count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
   std::vector<RawMib> mibs(count);
+  consumed.start(c.offset());
   for (RawMib& r : mibs) {
+    consumed.reached(c.offset());
     r.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(r.stack_id, c.read_le<uint64_t>("MIB stack id"));
     PROFKIT_TRY(read_mib_fields(c, version, r.mib));
@@ -91,31 +115,40 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version) {
       }
     }
   }
+  consumed.reached(c.offset(), true);
   return mibs;
 }
 
-Expected<std::vector<RawStack>> read_stacks(Cursor c) {
+// Fills p.stacks and p.pc_pool. The pool is reserved for the most PCs the section can hold,
+// so it never moves while the stacks' spans are set (only the pages written become
+// resident), and each entry is read once, as the consumed range advances.
+Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("stack count"));
   if (count > c.remaining() / 16)
     return c.fail(ErrorCode::truncated, "stack count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
-  std::vector<RawStack> stacks(count);
-  for (RawStack& s : stacks) {
+  p.stacks.resize(count);
+  p.pc_pool.reserve((c.remaining() - 16 * count) / 8);
+  consumed.start(c.offset());
+  for (RawStack& s : p.stacks) {
+    consumed.reached(c.offset());
     s.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(s.stack_id, c.read_le<uint64_t>("stack id"));
     PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("PC count"));
     if (n > c.remaining() / 8)
       return c.fail(ErrorCode::truncated, "PC count " + std::to_string(n) +
                                               " needs more bytes than the profile has");
-    s.pcs.resize(n);
-    for (uint64_t& pc : s.pcs) {
-      PROFKIT_TRY_ASSIGN(pc, c.read_le<uint64_t>("PC"));
-    }
+    PROFKIT_TRY_ASSIGN(Bytes pcs, c.read_bytes(8 * n, "PCs"));
+    const size_t first = p.pc_pool.size();
+    assert(first + n <= p.pc_pool.capacity());  // the spans set so far stay valid
+    for (size_t k = 0; k < n; ++k) p.pc_pool.push_back(load_le<uint64_t>(pcs.data() + 8 * k));
+    s.pcs = std::span<const uint64_t>(p.pc_pool.data() + first, n);
   }
-  return stacks;
+  consumed.reached(c.offset(), true);
+  return {};
 }
 
-Expected<RawProfile> read_one(Cursor& file) {
+Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
   RawProfile p;
   p.file_offset = file.offset();
   Cursor h = file;
@@ -144,9 +177,9 @@ Expected<RawProfile> read_one(Cursor& file) {
   PROFKIT_TRY_ASSIGN(Cursor segs, section_at(profile, seg_off, "segment section"));
   PROFKIT_TRY_ASSIGN(p.segments, read_segments(segs, p.version));
   PROFKIT_TRY_ASSIGN(Cursor mibs, section_at(profile, mib_off, "MIB section"));
-  PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version));
+  PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version, consumed));
   PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section"));
-  PROFKIT_TRY_ASSIGN(p.stacks, read_stacks(stacks));
+  PROFKIT_TRY(read_stacks(stacks, p, consumed));
   return p;
 }
 
@@ -156,7 +189,7 @@ bool is_raw_memprof(Bytes data) {
   return data.size() >= 8 && load_le<uint64_t>(data.data()) == kRawMagic;
 }
 
-Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data) {
+Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data, const ConsumedRange& consumed) {
   Cursor file(data);
   if (data.size() < kRawHeaderSize)
     return make_error(ErrorCode::truncated, 0,
@@ -165,7 +198,8 @@ Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data) {
   std::vector<RawProfile> profiles;
   while (!file.at_end()) {
     const uint64_t before = file.offset();
-    PROFKIT_TRY_ASSIGN(RawProfile p, read_one(file));
+    ConsumedReporter reporter(consumed);
+    PROFKIT_TRY_ASSIGN(RawProfile p, read_one(file, reporter));
     if (file.offset() == before) return malformed(before, "profile of size 0");
     profiles.push_back(std::move(p));
   }
@@ -202,43 +236,65 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   MergedRaw out;
   if (profiles.empty()) return out;
   out.segments = profiles.front().segments;
-  std::unordered_map<uint64_t, size_t> mib_index;
-  std::unordered_map<uint64_t, size_t> stack_index;
-  if (profiles.size() == 1) {
-    out.mibs.reserve(profiles.front().mibs.size());
-    out.stacks.reserve(profiles.front().stacks.size());
-  }
+  instrprof::FlatMap64 mib_index;    // stack id -> index in out.mibs
+  instrprof::FlatMap64 stack_index;  // stack id -> index in out.stacks
   for (RawProfile& p : profiles) {
     out.version = p.version;
     if (p.segments != out.segments)
       return malformed(p.file_offset,
                        "memprof raw profile has different segment information than the first");
-    for (RawMib& r : p.mibs) {
-      auto [it, inserted] = mib_index.try_emplace(r.stack_id, out.mibs.size());
-      if (inserted) {
-        out.mibs.push_back(std::move(r));
-      } else {
-        RawMib& m = out.mibs[it->second];
+    // The first profile's entries are merged in place, so that a file with one profile (the
+    // usual case) never holds its MIBs twice; later profiles' entries are appended.
+    const bool in_place = out.mibs.empty() && out.stacks.empty();
+    if (in_place) {
+      out.mibs = std::move(p.mibs);
+      out.stacks = std::move(p.stacks);
+    }
+    std::vector<RawMib>& mibs = in_place ? out.mibs : p.mibs;
+    size_t kept = in_place ? 0 : out.mibs.size();
+    mib_index.reserve(kept + mibs.size());
+    for (RawMib& r : mibs) {
+      const uint32_t at = mib_index.insert(r.stack_id, static_cast<uint32_t>(kept));
+      if (at != kept) {
+        RawMib& m = out.mibs[at];
         merge_mib(m.mib, m.histogram, r.mib, r.histogram);
+      } else if (in_place) {
+        if (&out.mibs[kept] != &r) out.mibs[kept] = std::move(r);
+        ++kept;
+      } else {
+        out.mibs.push_back(std::move(r));
+        ++kept;
       }
     }
-    for (RawStack& s : p.stacks) {
-      auto [it, inserted] = stack_index.try_emplace(s.stack_id, out.stacks.size());
-      if (inserted) {
-        out.stacks.push_back(std::move(s));
-      } else if (out.stacks[it->second].pcs != s.pcs) {
-        return malformed(s.file_offset, "memprof raw profile got different call stack for id " +
-                                            std::to_string(s.stack_id));
+    if (in_place) out.mibs.resize(kept);
+    std::vector<RawStack>& stacks = in_place ? out.stacks : p.stacks;
+    kept = in_place ? 0 : out.stacks.size();
+    stack_index.reserve(kept + stacks.size());
+    for (RawStack& st : stacks) {
+      const uint32_t at = stack_index.insert(st.stack_id, static_cast<uint32_t>(kept));
+      if (at != kept) {
+        if (!std::equal(out.stacks[at].pcs.begin(), out.stacks[at].pcs.end(), st.pcs.begin(),
+                        st.pcs.end()))
+          return malformed(st.file_offset, "memprof raw profile got different call stack for id " +
+                                               std::to_string(st.stack_id));
+      } else if (in_place) {
+        if (&out.stacks[kept] != &st) out.stacks[kept] = std::move(st);
+        ++kept;
+      } else {
+        out.stacks.push_back(std::move(st));
+        ++kept;
       }
     }
+    if (in_place) out.stacks.resize(kept);
+    out.pc_pools.push_back(std::move(p.pc_pool));
   }
   out.mib_stack.reserve(out.mibs.size());
   for (const RawMib& r : out.mibs) {
-    auto it = stack_index.find(r.stack_id);
-    if (it == stack_index.end())
+    const uint32_t at = stack_index.find(r.stack_id);
+    if (at == instrprof::FlatMap64::kMissing)
       return malformed(r.file_offset, "memprof callstack record does not contain id: " +
                                           std::to_string(r.stack_id));
-    out.mib_stack.push_back(it->second);
+    out.mib_stack.push_back(at);
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,10 +44,13 @@ struct RawMib {
 
 struct RawStack {
   uint64_t stack_id = 0;
-  std::vector<uint64_t> pcs;        // return address - 1, leaf first
+  std::span<const uint64_t> pcs;    // return address - 1, leaf first; in the owner's pc_pool
   uint64_t file_offset = 0;
 };
 
+// The PCs of all stacks of a profile live in one array (`pc_pool`), not one allocation per
+// stack: a large profile has hundreds of thousands of stacks, and one block is returned to
+// the system as soon as it is freed. Move-only, since the stacks point into the pool.
 struct RawProfile {
   uint64_t file_offset = 0;         // offset of this profile's header in the file
   uint64_t version = 0;
@@ -54,13 +58,27 @@ struct RawProfile {
   std::vector<Segment> segments;
   std::vector<RawMib> mibs;
   std::vector<RawStack> stacks;
+  std::vector<uint64_t> pc_pool;
+
+  RawProfile() = default;
+  RawProfile(RawProfile&&) = default;
+  RawProfile& operator=(RawProfile&&) = default;
+  RawProfile(const RawProfile&) = delete;
+  RawProfile& operator=(const RawProfile&) = delete;
 };
 
 // True if `data` starts with the raw memprof magic.
 bool is_raw_memprof(Bytes data);
 
+// Called with ranges of the input that the reader is done with, in steps of about a MiB, so
+// that a caller holding the input in a file mapping can drop those pages while parsing (a
+// large profile then never has its bytes and its parsed form in memory at once). The
+// ranges must stay readable: a malformed file may make the reader look at them again.
+using ConsumedRange = std::function<void(uint64_t offset, uint64_t size)>;
+
 // Parses every profile in the file. Errors carry file offsets.
-Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data);
+Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data,
+                                                    const ConsumedRange& consumed = {});
 
 // One MIB per stack id after merging the profiles of a file (spec D.5).
 struct MergedRaw {
@@ -70,6 +88,13 @@ struct MergedRaw {
   std::vector<RawStack> stacks;         // in first-seen order, one per id
   // Index into `stacks` for each entry of `mibs` (every MIB has a stack).
   std::vector<size_t> mib_stack;
+  std::vector<std::vector<uint64_t>> pc_pools;  // the profiles' pools `stacks` point into
+
+  MergedRaw() = default;
+  MergedRaw(MergedRaw&&) = default;
+  MergedRaw& operator=(MergedRaw&&) = default;
+  MergedRaw(const MergedRaw&) = delete;
+  MergedRaw& operator=(const MergedRaw&) = delete;
 };
 
 // Applies D.5: merges MIBs by stack id, checks segments are identical across profiles, that

@@ -88,7 +88,30 @@ TEST(MemProfRawReader, ReadsV5WithHistogram) {
   EXPECT_EQ(p.mibs[0].mib.TotalSize, 160u);
   EXPECT_EQ(p.mibs[0].histogram, (std::vector<uint64_t>{8, 4, 0, 0, 5000}));
   ASSERT_EQ(p.stacks.size(), 1u);
-  EXPECT_EQ(p.stacks[0].pcs, (std::vector<uint64_t>{0x400010, 0x400020}));
+  EXPECT_EQ(std::vector<uint64_t>(p.stacks[0].pcs.begin(), p.stacks[0].pcs.end()),
+            (std::vector<uint64_t>{0x400010, 0x400020}));
+}
+
+TEST(MemProfRawReader, ReportsTheMibAndStackSectionsAsConsumed) {
+  const std::string f = build(5, {{1, 4, 160, {8, 4, 0, 0, 0x19C4}}, {2, 1, 8, {}}},
+                              {{1, {0x400010, 0x400020}}, {2, {0x400030}}});
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  auto r = read_raw_profiles(as_bytes(f), [&](uint64_t offset, uint64_t size) {
+    ranges.emplace_back(offset, size);
+  });
+  ASSERT_TRUE(r) << r.error().message;
+  // Two sections, each reported once (they are smaller than a step) from their first entry
+  // to their last byte, and never the header or the segments.
+  const uint64_t mib_offset = load_le<uint64_t>(as_bytes(f).data() + 0x20);
+  const uint64_t stack_offset = load_le<uint64_t>(as_bytes(f).data() + 0x28);
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].first, mib_offset + 8);
+  EXPECT_LE(ranges[0].first + ranges[0].second, stack_offset);
+  EXPECT_GE(ranges[0].first + ranges[0].second + 8, stack_offset);  // at most the padding
+  EXPECT_EQ(ranges[1].first, stack_offset + 8);
+  EXPECT_EQ(ranges[1].first + ranges[1].second, f.size());
+  ASSERT_EQ((*r)[0].stacks.size(), 2u);
+  EXPECT_EQ((*r)[0].stacks[1].pcs.size(), 1u);
 }
 
 TEST(MemProfRawReader, ReadsV1AndV3Layouts) {
@@ -113,7 +136,8 @@ TEST(MemProfRawReader, MergesChainedProfilesByStackId) {
   ASSERT_EQ(m->mibs.size(), 2u);
   EXPECT_EQ(m->mibs[0].mib.AllocCount, 6u);
   EXPECT_EQ(m->mibs[0].mib.TotalSize, 240u);
-  EXPECT_EQ(m->stacks[m->mib_stack[1]].pcs, (std::vector<uint64_t>{0x400030}));
+  const auto pcs = m->stacks[m->mib_stack[1]].pcs;
+  EXPECT_EQ(std::vector<uint64_t>(pcs.begin(), pcs.end()), (std::vector<uint64_t>{0x400030}));
 }
 
 TEST(MemProfRawReader, RejectsMibWithoutStack) {

@@ -21,12 +21,12 @@ void put_frame_bytes(std::vector<uint8_t>& out, const Frame& f, bool with_inline
   out.insert(out.end(), buf, buf + (with_inline ? 17 : 16));
 }
 
-// Finds the record for `guid`, creating it at the end.
-Record& record_for(MemProfData& data, std::unordered_map<uint64_t, size_t>& index,
-                   uint64_t guid) {
-  auto [it, inserted] = index.try_emplace(guid, data.records.size());
-  if (inserted) data.records.push_back(Record{guid, {}, {}});
-  return data.records[it->second];
+// Index of the record for `guid`, creating it at the end.
+uint32_t record_for(MemProfData& data, instrprof::FlatMap64& index, uint64_t guid) {
+  const auto fresh = static_cast<uint32_t>(data.records.size());
+  const uint32_t at = index.insert(guid, fresh);
+  if (at == fresh) data.records.push_back(Record{guid, {}, {}});
+  return at;
 }
 
 }  // namespace
@@ -73,118 +73,219 @@ uint64_t call_stack_id(std::span<const Frame> frames) {
   return call_stack_id_from_frame_ids(ids);
 }
 
+uint32_t StackTable::add_frame(const Frame& frame) {
+  return add_frame(frame, memprof::frame_id(frame));
+}
+
+uint32_t StackTable::add_frame(const Frame& frame, uint64_t id) {
+  if (lookup_dropped_) rebuild_lookup();
+  const auto fresh = static_cast<uint32_t>(frames_.size());
+  const uint32_t index = frame_by_id_.insert(id, fresh);
+  if (index == fresh) {
+    frames_.push_back(frame);
+    frame_ids_.push_back(id);
+  }
+  return index;
+}
+
+uint32_t StackTable::add_stack(std::span<const uint32_t> frame_indices) {
+  if (lookup_dropped_) rebuild_lookup();
+  scratch_ids_.clear();
+  for (uint32_t f : frame_indices) scratch_ids_.push_back(frame_ids_[f]);
+  const uint64_t id = call_stack_id_from_frame_ids(scratch_ids_);
+  const auto fresh = static_cast<uint32_t>(stack_ids_.size());
+  const uint32_t index = stack_by_id_.insert(id, fresh);
+  if (index == fresh) {
+    pool_.insert(pool_.end(), frame_indices.begin(), frame_indices.end());
+    stack_begin_.push_back(pool_.size());
+    stack_ids_.push_back(id);
+  }
+  return index;
+}
+
+uint32_t StackTable::add_stack(std::span<const Frame> frames) {
+  std::vector<uint32_t> indices;
+  indices.reserve(frames.size());
+  for (const Frame& f : frames) indices.push_back(add_frame(f));
+  return add_stack(indices);
+}
+
+void StackTable::reserve(size_t stacks, size_t frames) {
+  pool_.reserve(pool_.size() + frames);
+  stack_begin_.reserve(stack_begin_.size() + stacks);
+  stack_ids_.reserve(stack_ids_.size() + stacks);
+  stack_by_id_.reserve(stack_ids_.size() + stacks);
+}
+
+void StackTable::drop_lookup() {
+  frame_by_id_ = {};
+  stack_by_id_ = {};
+  std::vector<uint64_t>().swap(scratch_ids_);
+  lookup_dropped_ = true;
+}
+
+void StackTable::rebuild_lookup() {
+  lookup_dropped_ = false;
+  frame_by_id_.reserve(frame_ids_.size());
+  for (size_t f = 0; f < frame_ids_.size(); ++f)
+    frame_by_id_.insert(frame_ids_[f], static_cast<uint32_t>(f));
+  stack_by_id_.reserve(stack_ids_.size());
+  for (size_t s = 0; s < stack_ids_.size(); ++s)
+    stack_by_id_.insert(stack_ids_[s], static_cast<uint32_t>(s));
+}
+
 namespace {
+
+// Number of leading frames of a context whose records get the allocation site: up to and
+// including the first non-inlined frame (D.6).
+size_t alloc_levels(const StackTable& table, std::span<const uint32_t> context) {
+  size_t levels = 0;
+  while (levels < context.size() && table.frame(context[levels]).is_inline) ++levels;
+  return std::min(levels + 1, context.size());
+}
 
 // `consume`: the same object as `raw`, whose converted parts may be freed.
 Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
                               const PcSymbolizer& symbolize, ConversionStats* stats) {
   MemProfData data;
+  StackTable& table = data.stacks;
   ConversionStats local;
-  std::unordered_map<uint64_t, size_t> record_index;
-  // Call-site lists per function in first-insertion order, each a set keyed by PC.
-  std::vector<std::pair<uint64_t, std::vector<std::pair<uint64_t, const SymbolizedPc*>>>> per_fn;
+  instrprof::FlatMap64 record_index;  // GUID -> index in data.records
+  // Per distinct PC (index by pc_index): its frames interned in `table` as the run
+  // pc_frames[first, first + count) (count 0: dropped), and how far its call-site lists are
+  // done (1: non-leaf levels, 2: all). A PC recurs in many contexts; this is looked up once
+  // per PC per context, so it is a flat map rather than the symbolizer's own cache.
+  struct PcEntry {
+    uint32_t first = 0;
+    uint32_t count = 0;
+    uint8_t call_sites_done = 0;
+  };
+  std::vector<PcEntry> pcs;
+  std::vector<uint32_t> pc_frames;
+  instrprof::FlatMap64 pc_index;
+  // Call-site lists per function in first-insertion order, each a set of PCs (by pc index).
+  std::vector<std::pair<uint64_t, std::vector<uint32_t>>> per_fn;
   std::unordered_map<uint64_t, size_t> per_fn_index;
-  std::unordered_set<uint64_t> kept_stacks;
-  std::vector<std::pair<uint64_t, const SymbolizedPc*>> symbolized;
-  std::unordered_map<uint64_t, uint8_t> pc_done;  // 1: non-leaf frames listed, 2: all
+  std::vector<bool> stack_kept(raw.stacks.size(), false);  // by raw stack index
+  std::vector<uint32_t> context;  // frame indices, leaf first
+  // Two passes: the first builds every context and counts each record's allocation sites,
+  // the second copies the MIBs into sites reserved at their exact number (no vector growth
+  // holding two copies of a large record's sites), after the raw PCs are freed.
+  constexpr uint32_t kDropped = ~uint32_t{0};
+  std::vector<uint32_t> mib_context(raw.mibs.size(), kDropped);  // stack index per MIB
+  std::vector<uint32_t> site_count;                                // per record
+  // Most PCs give one frame: room for that many (a large table grown by doubling would
+  // briefly hold two copies).
+  size_t raw_pcs = 0;
+  for (size_t s : raw.mib_stack) raw_pcs += raw.stacks[s].pcs.size();
+  table.reserve(raw.mibs.size(), raw_pcs);
 
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;
     const RawMib& mib = raw.mibs[m];
     const RawStack& stack = raw.stacks[raw.mib_stack[m]];
-    // Symbolize first so the context is allocated once, at its exact size.
-    symbolized.clear();
-    size_t frames = 0;
+    context.clear();
+    bool leaf = true;
     for (uint64_t pc : stack.pcs) {
-      const SymbolizedPc* s = symbolize(pc);
-      if (s == nullptr || s->frames.empty()) continue;
-      symbolized.push_back({pc, s});
-      frames += s->frames.size();
-    }
-    CallStack context;
-    context.reserve(frames);
-    size_t kept = 0;
-    for (const auto& [pc, s] : symbolized) {
+      const auto fresh = static_cast<uint32_t>(pcs.size());
+      const uint32_t p = pc_index.insert(pc, fresh);
+      if (p == fresh) {
+        // First sight: intern the frames (leaf first, so the table's frame order is the
+        // order in which frames first appear in the contexts, as the writer used to find it).
+        PcEntry e;
+        e.first = static_cast<uint32_t>(pc_frames.size());
+        if (const SymbolizedPc* s = symbolize(pc); s != nullptr) {
+          for (size_t j = 0; j < s->frames.size(); ++j) {
+            pc_frames.push_back(table.add_frame(s->frames[j]));
+            data.names.try_emplace(s->frames[j].function, s->names[j]);
+          }
+          e.count = static_cast<uint32_t>(s->frames.size());
+        }
+        pcs.push_back(e);
+      }
+      PcEntry& e = pcs[p];
+      if (e.count == 0) continue;
       // The call-site lists below depend only on (pc, whether it is the leaf): do each once.
-      uint8_t& done = pc_done[pc];
-      const uint8_t need = kept == 0 ? 1 : 2;
-      for (size_t j = 0; done < need && j < s->frames.size(); ++j) {
-        data.names.try_emplace(s->frames[j].function, s->names[j]);
-        if (kept == 0 && j == 0) continue;
-        const uint64_t fn = s->frames[j].function;
+      const uint8_t need = leaf ? 1 : 2;
+      for (uint32_t j = leaf ? 1 : 0; e.call_sites_done < need && j < e.count; ++j) {
+        const uint64_t fn = table.frame(pc_frames[e.first + j]).function;
         auto [it, inserted] = per_fn_index.try_emplace(fn, per_fn.size());
         if (inserted) per_fn.push_back({fn, {}});
         auto& list = per_fn[it->second].second;
-        bool seen = false;
-        for (const auto& entry : list) seen = seen || entry.first == pc;
-        if (!seen) list.push_back({pc, s});
+        if (std::find(list.begin(), list.end(), p) == list.end()) list.push_back(p);
       }
-      done = std::max(done, need);
-      context.insert(context.end(), s->frames.begin(), s->frames.end());
-      ++kept;
-    }
-    if (consume != nullptr) {
-      // Each stack has one (merged) MIB: its PCs are needed again only if none was kept,
-      // and then every one of them is dropped anyway (the check below finds none).
-      std::vector<uint64_t>().swap(consume->stacks[raw.mib_stack[m]].pcs);
+      e.call_sites_done = std::max(e.call_sites_done, need);
+      context.insert(context.end(), pc_frames.begin() + e.first,
+                     pc_frames.begin() + e.first + e.count);
+      leaf = false;
     }
     if (context.empty()) {
       ++local.dropped_mibs;
       local.alloc_count_dropped += mib.mib.AllocCount;
       continue;
     }
-    kept_stacks.insert(stack.stack_id);
-    // The context goes to the record of each frame up to the first non-inlined one; the
-    // last of them takes it without a copy.
-    size_t levels = 0;
-    while (levels < context.size() && context[levels].is_inline) ++levels;
-    levels = std::min(levels + 1, context.size());
+    stack_kept[raw.mib_stack[m]] = true;
+    mib_context[m] = table.add_stack(context);
+    // The context goes to the record of each frame up to the first non-inlined one
+    // (records are created here, in this order).
+    const size_t levels = alloc_levels(table, context);
     for (size_t k = 0; k < levels; ++k) {
-      const size_t index = record_index.try_emplace(context[k].function, data.records.size())
-                               .first->second;
-      if (index == data.records.size()) data.records.push_back(Record{context[k].function, {}, {}});
-      Record& r = data.records[index];
-      if (k == 0)
-        data.stack_order.push_back({static_cast<uint32_t>(index),
-                                    static_cast<uint32_t>(r.alloc_sites.size()), false});
-      if (k + 1 == levels && consume != nullptr)
-        r.alloc_sites.push_back(
-            AllocSite{std::move(context), mib.mib, std::move(consume->mibs[m].histogram)});
-      else if (k + 1 == levels)
-        r.alloc_sites.push_back(AllocSite{std::move(context), mib.mib, mib.histogram});
-      else
-        r.alloc_sites.push_back(AllocSite{context, mib.mib, mib.histogram});
+      const uint64_t fn = table.frame(context[k]).function;
+      const uint32_t r = record_for(data, record_index, fn);
+      if (r == site_count.size()) site_count.push_back(0);
+      ++site_count[r];
     }
   }
   // Stack entries (with or without a MIB) that keep at least one PC: what llvm-profdata
   // reports as NumStackOffsets.
-  for (const RawStack& st : raw.stacks) {
-    if (kept_stacks.count(st.stack_id) != 0) continue;
-    for (uint64_t pc : st.pcs) {
-      const SymbolizedPc* sp = symbolize(pc);
-      if (sp != nullptr && !sp->frames.empty()) {
-        kept_stacks.insert(st.stack_id);
-        break;
+  // (Stack ids are distinct after merging, so stack indices count them.)
+  for (size_t i = 0; i < raw.stacks.size(); ++i) {
+    if (!stack_kept[i]) {
+      for (uint64_t pc : raw.stacks[i].pcs) {
+        const SymbolizedPc* sp = symbolize(pc);
+        if (sp != nullptr && !sp->frames.empty()) {
+          stack_kept[i] = true;
+          break;
+        }
       }
     }
+    if (stack_kept[i]) ++local.stacks_kept;
   }
-  local.stacks_kept = kept_stacks.size();
+  if (consume != nullptr) {
+    std::vector<RawStack>().swap(consume->stacks);
+    std::vector<std::vector<uint64_t>>().swap(consume->pc_pools);
+  }
+  for (size_t r = 0; r < site_count.size(); ++r) data.records[r].alloc_sites.reserve(site_count[r]);
+  for (size_t m = 0; m < raw.mibs.size(); ++m) {
+    if (mib_context[m] == kDropped) continue;
+    const auto frames = table.frame_indices(mib_context[m]);
+    const size_t levels = alloc_levels(table, frames);
+    for (size_t k = 0; k < levels; ++k) {
+      Record& r = data.records[record_index.find(table.frame(frames[k]).function)];
+      // The last level takes the histogram without a copy.
+      if (k + 1 == levels && consume != nullptr)
+        r.alloc_sites.push_back(
+            AllocSite{mib_context[m], raw.mibs[m].mib, std::move(consume->mibs[m].histogram)});
+      else
+        r.alloc_sites.push_back(AllocSite{mib_context[m], raw.mibs[m].mib, raw.mibs[m].histogram});
+    }
+  }
   if (stats != nullptr) *stats = local;
   if (data.records.empty())
     return make_error(ErrorCode::malformed, kNoOffset,
                       "no entries in callstack map after symbolization");
   for (const auto& [fn, list] : per_fn) {
-    const size_t before = data.records.size();
-    Record& r = record_for(data, record_index, fn);
-    const size_t index = before == data.records.size()
-                             ? record_index.at(fn)
-                             : data.records.size() - 1;
-    for (const auto& entry : list) {
-      data.stack_order.push_back({static_cast<uint32_t>(index),
-                                  static_cast<uint32_t>(r.call_sites.size()), true});
-      r.call_sites.push_back(CallSite{entry.second->frames, {}});
+    for (uint32_t p : list) {
+      const PcEntry& e = pcs[p];
+      const uint32_t stack_index =
+          table.add_stack(std::span<const uint32_t>(pc_frames.data() + e.first, e.count));
+      data.records[record_for(data, record_index, fn)].call_sites.push_back(
+          CallSite{stack_index, {}});
     }
   }
+  // Every stack is in: the id maps are only needed again if more inputs are merged in, and
+  // their memory is better used by the writer.
+  table.drop_lookup();
   return data;
 }
 
@@ -205,53 +306,48 @@ Expected<MemProfData> records_from_raw_consuming(MergedRaw&& raw, const PcSymbol
 }
 
 void merge_into(MemProfData& out, const MemProfData& in) {
+  // in's stacks join out's table in in's order (first-seen order of the union).
+  std::vector<uint32_t> frame_at(in.stacks.num_frames());
+  for (uint32_t f = 0; f < frame_at.size(); ++f)
+    frame_at[f] = out.stacks.add_frame(in.stacks.frame(f), in.stacks.frame_id(f));
+  std::vector<uint32_t> stack_at(in.stacks.num_stacks());
+  std::vector<uint32_t> indices;
+  for (uint32_t s = 0; s < stack_at.size(); ++s) {
+    indices.clear();
+    for (uint32_t f : in.stacks.frame_indices(s)) indices.push_back(frame_at[f]);
+    stack_at[s] = out.stacks.add_stack(indices);
+  }
   std::unordered_map<uint64_t, size_t> record_index;
   for (size_t i = 0; i < out.records.size(); ++i) record_index.emplace(out.records[i].guid, i);
-  // Where each stack of `in` ended up in `out`, to translate in.stack_order.
-  std::vector<std::vector<uint32_t>> alloc_at(in.records.size()), call_at(in.records.size());
-  for (size_t i = 0; i < in.records.size(); ++i) {
-    const Record& r = in.records[i];
+  for (const Record& r : in.records) {
     const size_t j = record_index.try_emplace(r.guid, out.records.size()).first->second;
     if (j == out.records.size()) out.records.push_back(Record{r.guid, {}, {}});
     Record& dst = out.records[j];
     for (const AllocSite& a : r.alloc_sites) {
-      size_t found = dst.alloc_sites.size();
-      for (size_t k = 0; k < dst.alloc_sites.size(); ++k)
-        if (dst.alloc_sites[k].call_stack == a.call_stack) found = k;
-      if (found == dst.alloc_sites.size()) {
-        dst.alloc_sites.push_back(a);
+      const uint32_t stack = stack_at[a.stack];
+      AllocSite* found = nullptr;
+      for (AllocSite& d : dst.alloc_sites)
+        if (d.stack == stack) found = &d;
+      if (found == nullptr) {
+        dst.alloc_sites.push_back(AllocSite{stack, a.mib, a.histogram});
       } else {
-        AllocSite& d = dst.alloc_sites[found];
-        merge_mib(d.mib, d.histogram, a.mib, a.histogram);
+        merge_mib(found->mib, found->histogram, a.mib, a.histogram);
       }
-      alloc_at[i].push_back(static_cast<uint32_t>(found));
     }
     for (const CallSite& c : r.call_sites) {
-      size_t found = dst.call_sites.size();
-      for (size_t k = 0; k < dst.call_sites.size(); ++k)
-        if (dst.call_sites[k].frames == c.frames) found = k;
-      if (found == dst.call_sites.size()) {
-        dst.call_sites.push_back(c);
+      const uint32_t stack = stack_at[c.stack];
+      CallSite* found = nullptr;
+      for (CallSite& d : dst.call_sites)
+        if (d.stack == stack) found = &d;
+      if (found == nullptr) {
+        dst.call_sites.push_back(CallSite{stack, c.callee_guids});
       } else {
-        CallSite& d = dst.call_sites[found];
         for (uint64_t g : c.callee_guids) {
           bool seen = false;
-          for (uint64_t h : d.callee_guids) seen = seen || h == g;
-          if (!seen) d.callee_guids.push_back(g);
+          for (uint64_t h : found->callee_guids) seen = seen || h == g;
+          if (!seen) found->callee_guids.push_back(g);
         }
       }
-      call_at[i].push_back(static_cast<uint32_t>(found));
-    }
-  }
-  // Stack insertion order: the union, first-seen order.
-  if (!out.stack_order.empty() || !in.stack_order.empty()) {
-    std::unordered_set<uint64_t> seen;
-    for (const StackRef& s : out.stack_order) seen.insert(call_stack_id(out.stack(s)));
-    for (const StackRef& s : in.stack_order) {
-      if (!seen.insert(call_stack_id(in.stack(s))).second) continue;
-      const auto j = static_cast<uint32_t>(record_index.at(in.records[s.record].guid));
-      out.stack_order.push_back(
-          {j, s.call_site ? call_at[s.record][s.site] : alloc_at[s.record][s.site], s.call_site});
     }
   }
   for (const auto& [guid, name] : in.names) out.names.emplace(guid, name);
@@ -278,13 +374,11 @@ MemProfSummary compute_summary(const MemProfData& data, bool full_context_ids,
   std::unordered_set<uint64_t> seen;
   for (const Record& r : data.records) {
     for (const AllocSite& a : r.alloc_sites) {
-      uint64_t id;
+      uint64_t id = a.stack;  // distinct stacks have distinct CallStackIds
       if (full_context_ids) {
         std::vector<uint8_t> bytes;
-        for (const Frame& f : a.call_stack) put_frame_bytes(bytes, f, false);
+        for (const Frame& f : data.stacks.stack(a.stack)) put_frame_bytes(bytes, f, false);
         id = blake3::hash64(bytes);
-      } else {
-        id = call_stack_id(a.call_stack);
       }
       if (!seen.insert(id).second) continue;
       ++s.num_contexts;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format/bytes/expected.h"
+#include "format/instrprof/flat_map.h"
 #include "format/memprof/raw_layout.h"
 #include "format/memprof/raw_reader.h"
 
@@ -39,14 +40,102 @@ uint64_t call_stack_id(std::span<const Frame> frames);
 // The same id from already computed frame ids (leaf first).
 uint64_t call_stack_id_from_frame_ids(std::span<const uint64_t> frame_ids);
 
+// Distinct frames and call stacks, in first-insertion order, keyed as llvm-profdata keys
+// its Frames and CallStacks maps (C.9): by FrameId and by CallStackId, so a second frame or
+// stack with an id already present maps to the first one. Sites refer to stacks by index:
+// a context costs 4 bytes per frame, once, instead of a 24-byte Frame per frame per site,
+// and the indexed writer uses these tables as they are (the insertion order of stacks is
+// what decides the v2 call-stack table's chain order; of frames, the v2 frame table's).
+class StackTable {
+ public:
+  // A stack's frames, leaf first, as a range of `const Frame&`.
+  class View {
+   public:
+    class iterator {
+     public:
+      using value_type = Frame;
+      using difference_type = std::ptrdiff_t;
+      iterator() = default;
+      iterator(const uint32_t* at, const Frame* frames) : at_(at), frames_(frames) {}
+      const Frame& operator*() const { return frames_[*at_]; }
+      const Frame* operator->() const { return &frames_[*at_]; }
+      iterator& operator++() {
+        ++at_;
+        return *this;
+      }
+      iterator operator++(int) {
+        iterator old = *this;
+        ++at_;
+        return old;
+      }
+      friend bool operator==(const iterator& a, const iterator& b) { return a.at_ == b.at_; }
+
+     private:
+      const uint32_t* at_ = nullptr;
+      const Frame* frames_ = nullptr;
+    };
+    View(std::span<const uint32_t> indices, const Frame* frames)
+        : indices_(indices), frames_(frames) {}
+    size_t size() const { return indices_.size(); }
+    bool empty() const { return indices_.empty(); }
+    const Frame& operator[](size_t i) const { return frames_[indices_[i]]; }
+    const Frame& front() const { return frames_[indices_.front()]; }
+    iterator begin() const { return {indices_.data(), frames_}; }
+    iterator end() const { return {indices_.data() + indices_.size(), frames_}; }
+    CallStack to_vector() const { return CallStack(begin(), end()); }
+
+   private:
+    std::span<const uint32_t> indices_;
+    const Frame* frames_;
+  };
+
+  // Interns a frame; returns its dense index. `id` must be frame_id(frame).
+  uint32_t add_frame(const Frame& frame);
+  uint32_t add_frame(const Frame& frame, uint64_t id);
+  // Interns a stack given as frame indices (leaf first); returns its dense index.
+  uint32_t add_stack(std::span<const uint32_t> frame_indices);
+  uint32_t add_stack(std::span<const Frame> frames);
+
+  size_t num_frames() const { return frames_.size(); }
+  size_t num_stacks() const { return stack_ids_.size(); }
+  size_t num_stack_frames() const { return pool_.size(); }  // total over all stacks
+  const Frame& frame(uint32_t f) const { return frames_[f]; }
+  uint64_t frame_id(uint32_t f) const { return frame_ids_[f]; }
+  uint64_t stack_id(uint32_t s) const { return stack_ids_[s]; }
+  // Offset of stack s's first frame index in the concatenation of all stacks.
+  uint64_t stack_begin(uint32_t s) const { return stack_begin_[s]; }
+  std::span<const uint32_t> frame_indices(uint32_t s) const {
+    return {pool_.data() + stack_begin_[s], pool_.data() + stack_begin_[s + 1]};
+  }
+  View stack(uint32_t s) const { return View(frame_indices(s), frames_.data()); }
+
+  // Room for `stacks` more stacks of `frames` frames in all.
+  void reserve(size_t stacks, size_t frames);
+  // Frees the lookup maps once every stack is in (the next add rebuilds them).
+  void drop_lookup();
+
+ private:
+  void rebuild_lookup();
+
+  std::vector<Frame> frames_;                // dense frame index -> frame
+  std::vector<uint64_t> frame_ids_;          // dense frame index -> FrameId
+  instrprof::FlatMap64 frame_by_id_;
+  std::vector<uint32_t> pool_;               // frame indices of every stack, concatenated
+  std::vector<uint64_t> stack_begin_{0};     // stack s is pool_[begin[s], begin[s + 1])
+  std::vector<uint64_t> stack_ids_;          // dense stack index -> CallStackId
+  instrprof::FlatMap64 stack_by_id_;
+  bool lookup_dropped_ = false;
+  std::vector<uint64_t> scratch_ids_;
+};
+
 struct AllocSite {
-  CallStack call_stack;
+  uint32_t stack = 0;  // index in MemProfData::stacks
   MemInfoBlock mib;
   std::vector<uint64_t> histogram;  // raw access histogram (not stored in indexed files)
 };
 
 struct CallSite {
-  CallStack frames;
+  uint32_t stack = 0;                  // index in MemProfData::stacks
   std::vector<uint64_t> callee_guids;  // v4 only; from YAML
 };
 
@@ -56,28 +145,12 @@ struct Record {
   std::vector<CallSite> call_sites;
 };
 
-// Where a call stack lives in MemProfData::records: records[record].alloc_sites[site]
-// .call_stack, or records[record].call_sites[site].frames when `call_site`.
-struct StackRef {
-  uint32_t record = 0;
-  uint32_t site = 0;
-  bool call_site = false;
-  friend bool operator==(const StackRef&, const StackRef&) = default;
-};
-
-// Records in creation order (C.9). `stack_order` is the insertion order of distinct call
-// stacks (allocation contexts, then call-site lists), as references into `records` (a
-// profile's stacks are not stored twice); it decides the v2 call-stack table's chain order.
-// Empty means "derive from the records" (each record: allocs, then calls).
+// Records in creation order (C.9) and the stacks their sites refer to, in insertion order
+// (allocation contexts, then call-site lists, for raw input).
 struct MemProfData {
   std::vector<Record> records;
-  std::vector<StackRef> stack_order;
+  StackTable stacks;
   std::map<uint64_t, std::string> names;  // GUID -> canonical name, when known (raw, YAML)
-
-  const CallStack& stack(StackRef r) const {
-    const Record& rec = records[r.record];
-    return r.call_site ? rec.call_sites[r.site].frames : rec.alloc_sites[r.site].call_stack;
-  }
 };
 
 // Where a frame's call (or allocation) is in the source, as DWARF names it.

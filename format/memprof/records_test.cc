@@ -45,9 +45,10 @@ MemProfData tiny() {
   m.AllocCount = 4;
   m.TotalSize = 160;
   m.TotalLifetimeAccessDensity = 40000;
-  d.records.push_back(Record{kMk, {AllocSite{{mk_f, main_f}, m, {}}}, {}});
-  d.records.push_back(Record{kMain, {}, {CallSite{{main_f}, {}}}});
-  d.stack_order = {{0, 0, false}, {1, 0, true}};
+  const uint32_t context = d.stacks.add_stack(CallStack{mk_f, main_f});
+  const uint32_t call = d.stacks.add_stack(CallStack{main_f});
+  d.records.push_back(Record{kMk, {AllocSite{context, m, {}}}, {}});
+  d.records.push_back(Record{kMain, {}, {CallSite{call, {}}}});
   return d;
 }
 
@@ -83,7 +84,9 @@ TEST(MemProfIndexedReader, RoundTripsEveryVersion) {
     // Hash-table order: main then mk (C.10).
     EXPECT_EQ(r->data.records[0].guid, kMain);
     ASSERT_EQ(r->data.records[1].alloc_sites.size(), 1u);
-    EXPECT_EQ(r->data.records[1].alloc_sites[0].call_stack, tiny().records[0].alloc_sites[0].call_stack);
+    const MemProfData t = tiny();
+    EXPECT_EQ(r->data.stacks.stack(r->data.records[1].alloc_sites[0].stack).to_vector(),
+              t.stacks.stack(t.records[0].alloc_sites[0].stack).to_vector());
     EXPECT_EQ(r->data.records[1].alloc_sites[0].mib.TotalSize, 160u);
     EXPECT_EQ(r->summary.has_value(), v == 4);
   }
@@ -109,7 +112,7 @@ TEST(MemProfMerge, SumsMibsOfTheSameContext) {
   EXPECT_EQ(a.records[0].alloc_sites[0].mib.AllocCount, 8u);
   EXPECT_EQ(a.records[0].alloc_sites[0].mib.TotalSize, 320u);
   EXPECT_EQ(a.records[1].call_sites.size(), 1u);
-  EXPECT_EQ(a.stack_order.size(), 2u);
+  EXPECT_EQ(a.stacks.num_stacks(), 2u);
 }
 
 TEST(MemProfClassify, ColdNeedsLongLifeAndLowDensity) {

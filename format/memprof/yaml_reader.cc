@@ -350,12 +350,16 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
   for (const Node& r : records->seq) {
     if (r.kind != Node::Kind::map) return fail(r.offset, "a record must be a mapping");
     Record rec;
+    // The sites' frames, interned only if the record is kept.
+    std::vector<CallStack> alloc_stacks, call_stacks;
     PROFKIT_TRY_ASSIGN(rec.guid, parse_guid(r.get("GUID"), "GUID", r.offset, data));
     if (const Node* allocs = r.get("AllocSites"); allocs != nullptr && allocs->kind != Node::Kind::null) {
       if (allocs->kind != Node::Kind::seq) return fail(allocs->offset, "AllocSites must be a list");
       for (const Node& a : allocs->seq) {
         AllocSite site;
-        PROFKIT_TRY_ASSIGN(site.call_stack, parse_frames(a.get("Callstack"), "Callstack", a.offset, data));
+        PROFKIT_TRY_ASSIGN(CallStack cs,
+                           parse_frames(a.get("Callstack"), "Callstack", a.offset, data));
+        alloc_stacks.push_back(std::move(cs));
         PROFKIT_TRY_ASSIGN(site.mib, parse_mib(a.get("MemInfoBlock"), a.offset));
         rec.alloc_sites.push_back(std::move(site));
       }
@@ -364,7 +368,8 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
       if (calls->kind != Node::Kind::seq) return fail(calls->offset, "CallSites must be a list");
       for (const Node& c : calls->seq) {
         CallSite site;
-        PROFKIT_TRY_ASSIGN(site.frames, parse_frames(c.get("Frames"), "Frames", c.offset, data));
+        PROFKIT_TRY_ASSIGN(CallStack cs, parse_frames(c.get("Frames"), "Frames", c.offset, data));
+        call_stacks.push_back(std::move(cs));
         if (const Node* g = c.get("CalleeGuids"); g != nullptr && g->kind != Node::Kind::null) {
           if (g->kind != Node::Kind::seq) return fail(g->offset, "CalleeGuids must be a list");
           for (const Node& x : g->seq) {
@@ -376,11 +381,10 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
       }
     }
     if (!seen.insert(rec.guid).second) continue;  // a duplicated GUID keeps the first record
-    const auto record = static_cast<uint32_t>(data.records.size());
     for (size_t a = 0; a < rec.alloc_sites.size(); ++a)
-      data.stack_order.push_back({record, static_cast<uint32_t>(a), false});
+      rec.alloc_sites[a].stack = data.stacks.add_stack(alloc_stacks[a]);
     for (size_t c = 0; c < rec.call_sites.size(); ++c)
-      data.stack_order.push_back({record, static_cast<uint32_t>(c), true});
+      rec.call_sites[c].stack = data.stacks.add_stack(call_stacks[c]);
     data.records.push_back(std::move(rec));
   }
   return out;

@@ -39,14 +39,14 @@ TEST(MemProfYaml, ReadsTheSpecExample) {
             (std::vector<uint64_t>{0x1111, 0xb201650b6835d907ull}));
   ASSERT_EQ(recs[1].alloc_sites.size(), 1u);
   const auto& a = recs[1].alloc_sites[0];
-  EXPECT_EQ(a.call_stack[0], (Frame{0xb201650b6835d907ull, 1, 13, false}));
+  EXPECT_EQ(r->data.stacks.stack(a.stack)[0], (Frame{0xb201650b6835d907ull, 1, 13, false}));
   EXPECT_EQ(a.mib.AllocCount, 4u);
   EXPECT_EQ(a.mib.TotalLifetime, 1000000u);
   // Stacks in record order, allocation stacks before call sites.
-  ASSERT_EQ(r->data.stack_order.size(), 2u);
-  EXPECT_EQ(r->data.stack(r->data.stack_order[0]).size(), 1u);
-  EXPECT_EQ(r->data.stack_order[0], (StackRef{0, 0, true}));
-  EXPECT_EQ(r->data.stack_order[1], (StackRef{1, 0, false}));
+  ASSERT_EQ(r->data.stacks.num_stacks(), 2u);
+  EXPECT_EQ(r->data.stacks.stack(0).size(), 1u);
+  EXPECT_EQ(recs[0].call_sites[0].stack, 0u);
+  EXPECT_EQ(a.stack, 1u);
 }
 
 TEST(MemProfYaml, RejectsDecimalGuidAndUnknownField) {

@@ -74,9 +74,13 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
     }
     files.emplace_back(std::move(*f));
   }
-  // A raw input is unmapped as soon as it is parsed (its pages would count in peak RSS).
+  // A raw input's pages are dropped as it is parsed, and it is unmapped once parsed (its
+  // pages would count in peak RSS).
   for (size_t i = 0; i < files.size(); ++i)
-    in.push_back({inputs[i], files[i]->bytes(), [&files, i] { files[i].reset(); }});
+    in.push_back({inputs[i], files[i]->bytes(), [&files, i] { files[i].reset(); },
+                  [&files, i](uint64_t offset, uint64_t size) {
+                    files[i]->drop_pages(offset, size);
+                  }});
   symbolize::MemProfLoadOptions load;
   load.binaries = options.profiled_binaries;
   std::vector<symbolize::MemProfInputReport> reports;
@@ -161,7 +165,7 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
         report_error(input, merged.error());
         return 1;
       }
-      symbolize::MemProfInput in{input, bytes, {}};
+      symbolize::MemProfInput in{input, bytes, {}, {}};
       symbolize::MemProfLoadOptions load;
       load.binaries = options.profiled_binaries;
       std::vector<symbolize::MemProfInputReport> reports;
