@@ -2,7 +2,6 @@
 #include "format/memprof/raw_reader.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include "format/instrprof/flat_map.h"
 
@@ -130,17 +129,21 @@ Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) 
   p.stacks.resize(count);
   p.pc_pool.reserve((c.remaining() - 16 * count) / 8);
   consumed.start(c.offset());
-  for (RawStack& s : p.stacks) {
+  for (uint64_t i = 0; i < count; ++i) {
+    RawStack& s = p.stacks[i];
     consumed.reached(c.offset());
     s.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(s.stack_id, c.read_le<uint64_t>("stack id"));
     PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("PC count"));
-    if (n > c.remaining() / 8)
-      return c.fail(ErrorCode::truncated, "PC count " + std::to_string(n) +
-                                              " needs more bytes than the profile has");
+    // The stacks after this one need 16 bytes each at least: a PC count that leaves less
+    // is corrupt (and would outgrow the pool reserved above, moving the spans already set).
+    const uint64_t later = 16 * (count - i - 1);
+    if (n > (c.remaining() - later) / 8)
+      return c.fail(ErrorCode::truncated,
+                    "PC count " + std::to_string(n) + " leaves too few bytes for the " +
+                        std::to_string(count - i - 1) + " stacks after it");
     PROFKIT_TRY_ASSIGN(Bytes pcs, c.read_bytes(8 * n, "PCs"));
     const size_t first = p.pc_pool.size();
-    assert(first + n <= p.pc_pool.capacity());  // the spans set so far stay valid
     for (size_t k = 0; k < n; ++k) p.pc_pool.push_back(load_le<uint64_t>(pcs.data() + 8 * k));
     s.pcs = std::span<const uint64_t>(p.pc_pool.data() + first, n);
   }

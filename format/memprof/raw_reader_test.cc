@@ -192,6 +192,21 @@ TEST(MemProfRawReader, HugeCountsAreRejectedBeforeAllocation) {
   EXPECT_EQ(r.error().offset, 56u);
 }
 
+TEST(MemProfRawReader, OverstatedStackCountIsRejectedAtTheFirstStackThatLeavesTooLittle) {
+  // One stack of 20 PCs, but the count claims 3: the 20 PCs leave fewer than the 32 bytes
+  // the two missing stacks need at least. (The PC pool is reserved for the count; reading
+  // on would have outgrown it.)
+  std::vector<uint64_t> pcs(20, 0x400010);
+  std::string bad = build(5, {{1, 1, 8, {}}}, {{1, pcs}});
+  uint64_t stack_off = 0;
+  for (int i = 0; i < 8; ++i) stack_off |= uint64_t{static_cast<uint8_t>(bad[40 + i])} << (8 * i);
+  bad[stack_off] = 3;
+  auto r = read_raw_profiles(as_bytes(bad));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().offset, stack_off + 24);
+  EXPECT_NE(r.error().message.find("2 stacks after it"), std::string::npos) << r.error().message;
+}
+
 TEST(MemProfRawReader, MergeMibFollowsRuntimeRules) {
   MemInfoBlock a, b;
   a.AllocCount = 1;
