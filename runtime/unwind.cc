@@ -255,7 +255,7 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
           state->cfa_expression = true;
           continue;
         }
-        case 0x10: {                                                // expression
+        case 0x10: case 0x16: {                                     // [val_]expression
           const uint64_t reg = r.uleb();
           const uint64_t n = r.uleb();
           if (r.has(n)) r.p += n;
@@ -276,13 +276,6 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
         case 0x14: case 0x15: {                                     // val_offset[_sf]
           const uint64_t reg = r.uleb();
           if (op == 0x14) r.uleb(); else r.sleb();
-          set_saved(reg, Saved::other, 0);
-          continue;
-        }
-        case 0x16: {                                                // val_expression
-          const uint64_t reg = r.uleb();
-          const uint64_t n = r.uleb();
-          if (r.has(n)) r.p += n;
           set_saved(reg, Saved::other, 0);
           continue;
         }
