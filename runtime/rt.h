@@ -262,6 +262,10 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max);
+// The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
+// the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
+FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
+                           uintptr_t pc);
 uint32_t depot_size();
 bool depot_init();  // at start-up; false when its memory cannot be reserved
 void register_thread_stack(ThreadState* state);

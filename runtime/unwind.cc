@@ -115,26 +115,38 @@ struct Cie {
   const uint8_t* end = nullptr;
 };
 
+// The loaded object's mapped bytes, [lo, hi): every read of its unwind tables stays inside.
+struct Image {
+  const uint8_t* lo;
+  const uint8_t* hi;
+  bool holds(const uint8_t* p, uint64_t n) const {
+    return p >= lo && p <= hi && n <= static_cast<uint64_t>(hi - p);
+  }
+};
+
 // Length-prefixed entry at `p` (CIE or FDE): body start and end, or false.
-bool entry_bounds(const uint8_t* p, const uint8_t** body, const uint8_t** end) {
+bool entry_bounds(const Image& image, const uint8_t* p, const uint8_t** body,
+                  const uint8_t** end) {
+  if (!image.holds(p, 4)) return false;
   uint32_t length32;
   __builtin_memcpy(&length32, p, 4);
   p += 4;
   uint64_t length = length32;
   if (length32 == 0xffffffffu) {
+    if (!image.holds(p, 8)) return false;
     __builtin_memcpy(&length, p, 8);
     p += 8;
   }
-  if (length == 0 || length > (uint64_t{1} << 30)) return false;
+  if (length < 4 || !image.holds(p, length)) return false;
   *body = p;
   *end = p + length;
   return true;
 }
 
-bool parse_cie(const uint8_t* at, Cie* cie) {
+bool parse_cie(const Image& image, const uint8_t* at, Cie* cie) {
   const uint8_t* body;
   const uint8_t* end;
-  if (!entry_bounds(at, &body, &end)) return false;
+  if (!entry_bounds(image, at, &body, &end)) return false;
   Reader r{body, end};
   if (r.fixed<uint32_t>() != 0) return false;  // CIE id in .eh_frame
   const uint8_t version = r.fixed<uint8_t>();
@@ -295,44 +307,54 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
 }
 
 // The FDE covering `pc` in the object's .eh_frame_hdr search table, or nullptr.
-const uint8_t* find_fde(const uint8_t* hdr, uintptr_t pc) {
-  if (hdr == nullptr || hdr[0] != 1) return nullptr;
+const uint8_t* find_fde(const Image& image, const uint8_t* hdr, uintptr_t pc) {
+  if (hdr == nullptr || !image.holds(hdr, 4) || hdr[0] != 1) return nullptr;
   const uint8_t table_enc = hdr[3];
   if (table_enc != (kPeDatarel | 0x0b)) return nullptr;  // sorted table of sdata4 pairs
-  Reader r{hdr + 4, hdr + 4 + 32};
+  Reader r{hdr + 4, image.hi};
   const uint64_t base = reinterpret_cast<uintptr_t>(hdr);
   r.pointer(hdr[1], base);
   const uint64_t count = r.pointer(hdr[2], base);
-  if (!r.ok || count == 0) return nullptr;
-  const auto* table = reinterpret_cast<const int32_t*>(r.p);
+  if (!r.ok || count == 0 || count > static_cast<uint64_t>(image.hi - r.p) / 8) return nullptr;
+  const uint8_t* table = r.p;
+  auto entry = [table](uint64_t i, int field) {
+    int32_t v;
+    __builtin_memcpy(&v, table + 8 * i + 4 * field, 4);
+    return static_cast<int64_t>(v);
+  };
   uint64_t lo = 0, hi = count;  // last entry with initial location <= pc
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (base + static_cast<uint64_t>(static_cast<int64_t>(table[2 * mid])) <= pc)
+    if (base + static_cast<uint64_t>(entry(mid, 0)) <= pc)
       lo = mid;
     else
       hi = mid;
   }
-  if (base + static_cast<uint64_t>(static_cast<int64_t>(table[2 * lo])) > pc) return nullptr;
-  return hdr + table[2 * lo + 1];
+  if (base + static_cast<uint64_t>(entry(lo, 0)) > pc) return nullptr;
+  const uint64_t fde = base + static_cast<uint64_t>(entry(lo, 1));
+  const uint64_t image_lo = reinterpret_cast<uintptr_t>(image.lo);
+  if (fde < image_lo || fde - image_lo >= static_cast<uint64_t>(image.hi - image.lo)) return nullptr;
+  return image.lo + (fde - image_lo);
 }
 
-// Computes the rule of the frame whose return address is `ra`.
-FrameRule compute_rule(uintptr_t ra) {
+}  // namespace
+
+// The rule at `pc` from an object's .eh_frame_hdr at `hdr`, all of whose reads stay in
+// `image` (unwind_fuzz.cc drives this with arbitrary bytes).
+FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
+                           uintptr_t pc) {
   FrameRule bad{FrameRule::bad, 0, 0, 0};
-  const uintptr_t pc = ra - 1;  // inside the call instruction: right even for noreturn calls
-  dl_find_object object;
-  if (_dl_find_object(reinterpret_cast<void*>(pc), &object) != 0) return bad;
-  const uint8_t* fde = find_fde(static_cast<const uint8_t*>(object.dlfo_eh_frame), pc);
+  const Image image{image_lo, image_hi};
+  const uint8_t* fde = find_fde(image, hdr, pc);
   if (fde == nullptr) return bad;
   const uint8_t* body;
   const uint8_t* end;
-  if (!entry_bounds(fde, &body, &end)) return bad;
+  if (!entry_bounds(image, fde, &body, &end)) return bad;
   uint32_t cie_pointer;
   __builtin_memcpy(&cie_pointer, body, 4);
-  if (cie_pointer == 0) return bad;  // a CIE, not an FDE
+  if (cie_pointer == 0 || cie_pointer > static_cast<uint64_t>(body - image.lo)) return bad;
   Cie cie;
-  if (!parse_cie(body - cie_pointer, &cie) || cie.signal_frame) return bad;
+  if (!parse_cie(image, body - cie_pointer, &cie) || cie.signal_frame) return bad;
   Reader r{body + 4, end};
   const uint64_t begin = r.pointer(cie.fde_encoding, 0);
   const uint64_t range = r.pointer(cie.fde_encoding, 0, true);
@@ -361,6 +383,19 @@ FrameRule compute_rule(uintptr_t ra) {
   rule.cfa_offset = static_cast<int32_t>(state.cfa_offset);
   rule.rbp_offset = static_cast<int16_t>(state.rbp_offset);
   return rule;
+}
+
+namespace {
+
+// Computes the rule of the frame whose return address is `ra`.
+FrameRule compute_rule(uintptr_t ra) {
+  const uintptr_t pc = ra - 1;  // inside the call instruction: right even for noreturn calls
+  dl_find_object object;
+  if (_dl_find_object(reinterpret_cast<void*>(pc), &object) != 0)
+    return FrameRule{FrameRule::bad, 0, 0, 0};
+  return rule_from_tables(static_cast<const uint8_t*>(object.dlfo_map_start),
+                          static_cast<const uint8_t*>(object.dlfo_map_end),
+                          static_cast<const uint8_t*>(object.dlfo_eh_frame), pc);
 }
 
 inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
