@@ -93,6 +93,12 @@ struct Reader {
   }
 };
 
+// A factored offset (ULEB/SLEB operand times the CIE's data alignment) with wrap-around:
+// corrupt tables must not overflow; absurd offsets are rejected when the rule is built.
+inline int64_t scaled(uint64_t operand, int64_t factor) {
+  return static_cast<int64_t>(operand * static_cast<uint64_t>(factor));
+}
+
 // How a register of the caller is recovered.
 enum class Saved : uint8_t { same, at_cfa, undefined, other };
 
@@ -216,7 +222,7 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
     uint64_t advance = 0;
     switch (op >> 6) {
       case 1: advance = low; break;
-      case 2: set_saved(low, Saved::at_cfa, static_cast<int64_t>(r.uleb()) * cie.data_align); continue;
+      case 2: set_saved(low, Saved::at_cfa, scaled(r.uleb(), cie.data_align)); continue;
       case 3: restore(low); continue;
       default: break;
     }
@@ -234,7 +240,7 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
         case 0x04: advance = r.fixed<uint32_t>(); break;            // advance_loc4
         case 0x05: {                                                // offset_extended
           const uint64_t reg = r.uleb();
-          set_saved(reg, Saved::at_cfa, static_cast<int64_t>(r.uleb()) * cie.data_align);
+          set_saved(reg, Saved::at_cfa, scaled(r.uleb(), cie.data_align));
           continue;
         }
         case 0x06: restore(r.uleb()); continue;                     // restore_extended
@@ -276,15 +282,15 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
         }
         case 0x11: {                                                // offset_extended_sf
           const uint64_t reg = r.uleb();
-          set_saved(reg, Saved::at_cfa, r.sleb() * cie.data_align);
+          set_saved(reg, Saved::at_cfa, scaled(static_cast<uint64_t>(r.sleb()), cie.data_align));
           continue;
         }
         case 0x12:                                                  // def_cfa_sf
           state->cfa_reg = r.uleb();
-          state->cfa_offset = r.sleb() * cie.data_align;
+          state->cfa_offset = scaled(static_cast<uint64_t>(r.sleb()), cie.data_align);
           state->cfa_expression = false;
           continue;
-        case 0x13: state->cfa_offset = r.sleb() * cie.data_align; continue;
+        case 0x13: state->cfa_offset = scaled(static_cast<uint64_t>(r.sleb()), cie.data_align); continue;
         case 0x14: case 0x15: {                                     // val_offset[_sf]
           const uint64_t reg = r.uleb();
           if (op == 0x14) r.uleb(); else r.sleb();
@@ -294,7 +300,7 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
         case 0x2e: r.uleb(); continue;                              // GNU_args_size
         case 0x2f: {                                                // GNU_negative_offset_extended
           const uint64_t reg = r.uleb();
-          set_saved(reg, Saved::at_cfa, -static_cast<int64_t>(r.uleb()) * cie.data_align);
+          set_saved(reg, Saved::at_cfa, scaled(0 - r.uleb(), cie.data_align));
           continue;
         }
         default: return false;
@@ -372,8 +378,8 @@ FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, con
   if (state.ra == Saved::undefined) return FrameRule{FrameRule::outermost, 0, 0, 0};
   if (state.cfa_expression || (state.cfa_reg != kRegRsp && state.cfa_reg != kRegRbp) ||
       state.ra != Saved::at_cfa || state.ra_offset != -8 || state.rbp == Saved::other ||
-      state.cfa_offset < 8 || state.cfa_offset > (1 << 30) || state.rbp_offset < -32768 ||
-      state.rbp_offset > 0)
+      state.cfa_offset < 8 || state.cfa_offset > (1 << 30) ||
+      (state.rbp == Saved::at_cfa && (state.rbp_offset < -32768 || state.rbp_offset > -8)))
     return bad;
   FrameRule rule;
   rule.kind = state.cfa_reg == kRegRsp ? FrameRule::from_rsp : FrameRule::from_rbp;
@@ -381,7 +387,7 @@ FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, con
              : state.rbp == Saved::undefined ? FrameRule::rbp_lost
                                              : FrameRule::rbp_same;
   rule.cfa_offset = static_cast<int32_t>(state.cfa_offset);
-  rule.rbp_offset = static_cast<int16_t>(state.rbp_offset);
+  rule.rbp_offset = rule.rbp == FrameRule::rbp_saved ? static_cast<int16_t>(state.rbp_offset) : 0;
   return rule;
 }
 
@@ -433,7 +439,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
     if (cfa <= sp || cfa > high || (cfa & 7) != 0) return 0;
     if (rule.rbp == FrameRule::rbp_saved) {
-      const uintptr_t slot = cfa + rule.rbp_offset;
+      const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
       if (slot < sp) return 0;
       bp = *reinterpret_cast<const uintptr_t*>(slot);
     } else if (rule.rbp == FrameRule::rbp_lost) {

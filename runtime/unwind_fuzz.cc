@@ -26,8 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       profkit::rt::rule_from_tables(lo, lo + image.size(), lo + hdr_offset % image.size(), pc);
   using profkit::rt::FrameRule;
   if (rule.kind == FrameRule::from_rsp || rule.kind == FrameRule::from_rbp) {
-    if (rule.cfa_offset < 8 || rule.rbp_offset > 0) __builtin_trap();
-    if (rule.rbp == FrameRule::rbp_saved && rule.rbp_offset == 0) __builtin_trap();
+    if (rule.cfa_offset < 8) __builtin_trap();
+    // A saved rbp must lie wholly below the CFA, where the walker has checked the stack.
+    if (rule.rbp == FrameRule::rbp_saved && rule.rbp_offset > -8) __builtin_trap();
   }
   return 0;
 }
