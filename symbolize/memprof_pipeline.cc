@@ -62,7 +62,6 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
       }
       case MemProfInputKind::yaml: {
         PROFKIT_TRY_ASSIGN(memprof::YamlMemProf yaml, memprof::read_memprof_yaml(input.bytes));
-        report.yaml_data_access_dropped = yaml.has_data_access_profile;
         data = std::move(yaml.data);
         break;
       }

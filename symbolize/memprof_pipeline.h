@@ -26,7 +26,6 @@ struct MemProfInputReport {
   uint64_t dropped_alloc_count = 0;    // allocations in those contexts
   uint64_t stacks_kept = 0;            // raw stack entries that kept a PC
   MemProfSymbolizerStats symbolizer;   // PC counts (raw inputs)
-  bool yaml_data_access_dropped = false;
 };
 
 struct MemProfLoadOptions {

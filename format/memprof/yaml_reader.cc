@@ -209,6 +209,23 @@ class Parser {
   size_t i_ = 0;
 };
 
+// How many flow collections ('[' or '{') `s` leaves open, quotes skipped.
+int open_flow_depth(std::string_view s, int depth) {
+  char quote = 0;
+  for (char c : s) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return depth;
+}
+
 Expected<std::vector<Line>> split_lines(std::string_view text, bool& stopped_at_end) {
   std::vector<Line> lines;
   size_t pos = 0;
@@ -225,6 +242,20 @@ Expected<std::vector<Line>> split_lines(std::string_view text, bool& stopped_at_
     const uint64_t offset = pos + indent;
     pos = nl + 1;
     if (body.empty()) continue;
+    // A flow collection continued on the next lines (LLVM's writer wraps long flow
+    // sequences): joined into one logical line.
+    std::string joined;
+    for (int depth = open_flow_depth(body, 0); depth > 0 && pos < text.size();) {
+      if (joined.empty()) joined = std::string(body);
+      nl = text.find('\n', pos);
+      if (nl == std::string_view::npos) nl = text.size();
+      const std::string_view more = trim(strip_comment(text.substr(pos, nl - pos)));
+      pos = nl + 1;
+      joined += ' ';
+      joined += more;
+      depth = open_flow_depth(more, depth);
+    }
+    if (!joined.empty()) body = joined;
     if (indent == 0 && body == "...") {
       stopped_at_end = true;
       break;
@@ -318,6 +349,103 @@ Expected<MemInfoBlock> parse_mib(const Node* n, uint64_t where) {
   return m;
 }
 
+Expected<std::string> parse_symbol(const Node& n, std::string_view what) {
+  if (n.kind != Node::Kind::scalar || n.scalar.empty())
+    return fail(n.offset, std::string(what) + " must be a non-empty symbol name");
+  if (n.scalar.find('\x01') != std::string::npos)
+    return fail(n.offset, std::string(what) + " contains byte 0x01, the name list separator");
+  return std::string(data_access_symbol_name(n.scalar));
+}
+
+Expected<void> check_keys(const Node& n, std::initializer_list<std::string_view> allowed,
+                          std::string_view where) {
+  for (size_t i = 0; i < n.keys.size(); ++i) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok = ok || n.keys[i] == a;
+    if (!ok)
+      return fail(n.values[i].offset,
+                  "unknown key '" + n.keys[i] + "' in " + std::string(where));
+  }
+  return {};
+}
+
+// DataAccessProfiles (E.3): SampledRecords (Symbol or Hash, AccessCount, Locations),
+// KnownColdSymbols, KnownColdStrHashes. Symbol names are canonicalized as LLVM does; a
+// symbol or hash sampled twice is an error (llvm-profdata aborts on it).
+Expected<DataAccessProfile> parse_data_access(const Node& n) {
+  DataAccessProfile out;
+  if (n.kind == Node::Kind::null) return out;
+  if (n.kind != Node::Kind::map) return fail(n.offset, "DataAccessProfiles must be a mapping");
+  PROFKIT_TRY(check_keys(n, {"SampledRecords", "KnownColdSymbols", "KnownColdStrHashes"},
+                         "DataAccessProfiles"));
+  const auto list = [](const Node* l, std::string_view what) -> Expected<const Node*> {
+    if (l == nullptr || l->kind == Node::Kind::null) return nullptr;
+    if (l->kind != Node::Kind::seq) return fail(l->offset, std::string(what) + " must be a list");
+    return l;
+  };
+  PROFKIT_TRY_ASSIGN(const Node* records, list(n.get("SampledRecords"), "SampledRecords"));
+  if (records != nullptr) {
+    std::unordered_set<std::string> symbols;
+    std::unordered_set<uint64_t> hashes;
+    for (const Node& r : records->seq) {
+      if (r.kind != Node::Kind::map) return fail(r.offset, "a sampled record must be a mapping");
+      PROFKIT_TRY(check_keys(r, {"Symbol", "Hash", "AccessCount", "Locations"}, "a sampled record"));
+      DataAccessRecord rec;
+      const Node* sym = r.get("Symbol");
+      const Node* hash = r.get("Hash");
+      if ((sym == nullptr) == (hash == nullptr))
+        return fail(r.offset, "a sampled record needs exactly one of Symbol and Hash");
+      if (sym != nullptr) {
+        PROFKIT_TRY_ASSIGN(rec.symbol, parse_symbol(*sym, "Symbol"));
+        if (!symbols.insert(rec.symbol).second)
+          return fail(sym->offset, "symbol '" + rec.symbol + "' is sampled twice");
+      } else {
+        rec.is_string_literal = true;
+        PROFKIT_TRY_ASSIGN(rec.hash, parse_u64(hash, "Hash", r.offset));
+        if (!hashes.insert(rec.hash).second)
+          return fail(hash->offset, "string literal hash " + std::to_string(rec.hash) +
+                                        " is sampled twice");
+      }
+      PROFKIT_TRY_ASSIGN(rec.access_count, parse_u64(r.get("AccessCount"), "AccessCount", r.offset));
+      PROFKIT_TRY_ASSIGN(const Node* locs, list(r.get("Locations"), "Locations"));
+      if (locs != nullptr) {
+        for (const Node& l : locs->seq) {
+          if (l.kind != Node::Kind::map) return fail(l.offset, "a location must be a mapping");
+          PROFKIT_TRY(check_keys(l, {"FileName", "Line"}, "a location"));
+          const Node* file = l.get("FileName");
+          if (file == nullptr) return fail(l.offset, "missing FileName");
+          if (file->kind != Node::Kind::scalar && file->kind != Node::Kind::null)
+            return fail(file->offset, "FileName must be a string");
+          if (file->scalar.find('\x01') != std::string::npos)
+            return fail(file->offset, "FileName contains byte 0x01, the name list separator");
+          PROFKIT_TRY_ASSIGN(uint64_t line, parse_u64(l.get("Line"), "Line", l.offset));
+          if (line > UINT32_MAX) return fail(l.get("Line")->offset, "Line exceeds 32 bits");
+          rec.locations.push_back({file->scalar, static_cast<uint32_t>(line)});
+        }
+      }
+      out.records.push_back(std::move(rec));
+    }
+  }
+  PROFKIT_TRY_ASSIGN(const Node* cold, list(n.get("KnownColdSymbols"), "KnownColdSymbols"));
+  if (cold != nullptr) {
+    std::unordered_set<std::string> seen;
+    for (const Node& c : cold->seq) {
+      PROFKIT_TRY_ASSIGN(std::string name, parse_symbol(c, "a known cold symbol"));
+      if (seen.insert(name).second) out.known_cold_symbols.push_back(std::move(name));
+    }
+  }
+  PROFKIT_TRY_ASSIGN(const Node* cold_hashes,
+                     list(n.get("KnownColdStrHashes"), "KnownColdStrHashes"));
+  if (cold_hashes != nullptr) {
+    std::unordered_set<uint64_t> seen;
+    for (const Node& c : cold_hashes->seq) {
+      PROFKIT_TRY_ASSIGN(uint64_t h, parse_u64(&c, "a known cold string hash", c.offset));
+      if (seen.insert(h).second) out.known_cold_hashes.push_back(h);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_memprof_yaml(Bytes data) {
@@ -337,7 +465,7 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
     const std::string& key = root.keys[i];
     const Node& value = root.values[i];
     if (key == "DataAccessProfiles") {
-      out.has_data_access_profile = true;
+      PROFKIT_TRY_ASSIGN(out.data.data_access, parse_data_access(value));
     } else if (key != "HeapProfileRecords") {
       return fail(value.offset, "unknown top-level key '" + key + "'");
     }

@@ -9,7 +9,13 @@
 //       CallSites:
 //         - Frames: [ ... ]
 //           CalleeGuids: [ 0x1111, mk ]
-//   DataAccessProfiles: ...              (recognized, not decoded)
+//   DataAccessProfiles:
+//     SampledRecords:
+//       - Symbol: name | Hash: u64         (exactly one)
+//         AccessCount: u64
+//         Locations: [ { FileName: f, Line: u32 }, ... ]
+//     KnownColdSymbols: [ name, ... ]
+//     KnownColdStrHashes: [ u64, ... ]
 //   ...
 //
 // Block and flow styles are both accepted; comment lines (the summary block `show` prints)
@@ -23,8 +29,7 @@
 namespace profkit::memprof {
 
 struct YamlMemProf {
-  MemProfData data;
-  bool has_data_access_profile = false;  // present in the input but not carried over
+  MemProfData data;  // data.data_access holds the DataAccessProfiles section
 };
 
 // True if the input starts with "---" (how llvm-profdata recognizes MemProf YAML).
