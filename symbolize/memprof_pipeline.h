@@ -45,7 +45,7 @@ struct MemProfInput {
   memprof::ConsumedRange consumed;
 };
 
-// Loads and merges every input (raw or YAML) in order. `reports` gets one entry per input;
+// Loads and merges every input (raw, YAML, or indexed with a MemProf section) in order. `reports` gets one entry per input;
 // on error `failed_path` names the input (or the binary) that failed.
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,

@@ -867,5 +867,53 @@ TEST(MemProfDataAccess, SeveralInputsAreMerged) {
   EXPECT_NE(shown.find("#   Num hot symbols and string literals: 3\n"), std::string::npos);
 }
 
+// With IRPGO counters in the same file, the data-access payload leaves the binary-id
+// section at an odd offset (LLVM does not pad between them; the id itself is padded
+// relative to its section): still llvm-profdata's file. Beyond llvm-profdata, which writes
+// an empty MemProf section for indexed inputs, `profkit merge` keeps an indexed input's
+// records and data-access profile: merging a v4 file alone gives the same file back.
+TEST(MemProfDataAccess, IrpgoInputsAndIndexedInputsKeepThePayload) {
+  const std::string dir = work_dir("dap_mixed");
+  write_file(dir + "/in.yaml", data_access_yaml());
+  const std::string pgo = build("ctx_pgo", "clang++-22 -O1 -fprofile-generate " +
+                                               sh_quote(program("ctx.cpp")) + " -o %o");
+  const std::string profraw = dir + "/ctx.profraw";
+  run_ok("LLVM_PROFILE_FILE=" + sh_quote(profraw) + " " + sh_quote(pgo));
+  const std::string ref = dir + "/ref.profdata", ours = dir + "/ours.profdata";
+  const std::string inputs = sh_quote(profraw) + " " + sh_quote(dir + "/in.yaml");
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + inputs + " -o " + sh_quote(ref));
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + inputs + " -o " + sh_quote(ours));
+  const std::string ref_bytes = read_file(ref);
+  EXPECT_TRUE(ref_bytes == read_file(ours));
+  EXPECT_NE(load_le<uint64_t>(as_bytes(ref_bytes).data() + 0x30) % 8, 0u)
+      << "the case this test is for: binary ids at an odd offset";
+  EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " + sh_quote(ours)).out,
+            run_ok("llvm-profdata-22 show --memory " + sh_quote(ref)).out);
+
+  // Indexed inputs: the IRPGO + memprof file above, and a memprof-only v4 file.
+  const std::string only = dir + "/only.profdata";
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(dir + "/in.yaml") + " -o " +
+         sh_quote(only));
+  for (const std::string& in : {ref, only}) {
+    const std::string again = dir + "/again.profdata";
+    run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(again));
+    EXPECT_TRUE(read_file(again) == read_file(in)) << in;
+    const std::string shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(again)).out;
+    EXPECT_NE(shown.find("  KnownColdSymbols:\n    - '123'\n"), std::string::npos) << shown;
+  }
+  // Two indexed inputs: the memprof-only file twice doubles every access count.
+  const std::string twice = dir + "/twice.profdata";
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(only) + " " +
+         sh_quote(only) + " -o " + sh_quote(twice));
+  auto idx = memprof::read_indexed_memprof(as_bytes(read_file(twice)));
+  ASSERT_TRUE(idx);
+  ASSERT_EQ(idx->data.data_access.records.size(), 6u);
+  EXPECT_EQ(idx->data.data_access.records[0].symbol, "my_global_var");
+  EXPECT_EQ(idx->data.data_access.records[0].access_count, 200u);
+  EXPECT_EQ(idx->data.data_access.records[0].locations.size(), 2u);
+  EXPECT_EQ(idx->data.data_access.records[4].access_count, UINT64_MAX) << "saturates";
+}
+
 }  // namespace
 }  // namespace profkit::test

@@ -424,6 +424,28 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
   return out;
 }
 
+bool indexed_has_memprof_content(Bytes file) {
+  const auto u64 = [&](uint64_t at, uint64_t& v) {
+    if (at > file.size() || file.size() - at < 8) return false;
+    v = load_le<uint64_t>(file.data() + at);
+    return true;
+  };
+  uint64_t magic, version, section, memprof_version, record_table, data_access = 0, entries;
+  if (!u64(0, magic) || magic != kIndexedMagic || !u64(8, version)) return false;
+  if ((version & 0xffffffff) < 8 || (version & kFlagMemProf) == 0) return false;
+  if (!u64(0x28, section) || !u64(section, memprof_version)) return false;
+  if (memprof_version == 2) {
+    if (!u64(section + 8, record_table)) return false;
+  } else if (memprof_version == 3 || memprof_version == 4) {
+    if (!u64(section + 24, record_table)) return false;
+    if (memprof_version == 4 && !u64(section + 32, data_access)) return false;
+  } else {
+    return false;
+  }
+  if (data_access != 0) return true;
+  return u64(record_table + 8, entries) && entries != 0;
+}
+
 Expected<IndexedMemProf> read_indexed_memprof(Bytes file) {
   Cursor c(file);
   PROFKIT_TRY_ASSIGN(uint64_t magic, c.read_le<uint64_t>("indexed profile magic"));

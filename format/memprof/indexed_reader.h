@@ -30,6 +30,11 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
 // checked against the file.
 Expected<DataAccessProfile> read_data_access_payload(Bytes file, uint64_t offset);
 
+// True if `file` is an indexed profile whose MemProf section holds records or a v4
+// data-access profile: a look at the section header and the record table's entry count
+// only (false when those cannot be read; read_indexed_memprof then says why).
+bool indexed_has_memprof_content(Bytes file);
+
 // Finds the MemProf section of a whole .profdata file (header field MemProfOffset, flag
 // bit 62, index version >= 8) and reads it.
 Expected<IndexedMemProf> read_indexed_memprof(Bytes file);
