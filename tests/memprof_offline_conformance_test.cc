@@ -915,5 +915,57 @@ TEST(MemProfDataAccess, IrpgoInputsAndIndexedInputsKeepThePayload) {
   EXPECT_EQ(idx->data.data_access.records[4].access_count, UINT64_MAX) << "saturates";
 }
 
+// Names that LLVM's YAML writer quotes or escapes, read from quoted and escaped input
+// (single quotes with '', double quotes with \u, \\, \", \t; ',' and ']' inside quoted
+// flow items) and canonicalized as LLVM does (".str.1" stays, ".__uniq." survives):
+// identical files, identical show text, and the show text merges back identically.
+TEST(MemProfDataAccess, QuotedAndEscapedNamesMatchLlvmProfdata) {
+  const std::string dir = work_dir("dap_quoting");
+  const std::string yaml = R"(---
+DataAccessProfiles:
+  SampledRecords:
+    - Symbol: ".str.1"
+      AccessCount: 9
+    - Symbol: foo.__uniq.123.llvm.4
+      AccessCount: 8
+      Locations:
+        - FileName: ""
+          Line: 0
+        - FileName: "caf\u00e9\\x\"q"
+          Line: 2
+        - FileName: "tab\there"
+          Line: 3
+    - Symbol: "x y "
+      AccessCount: 7
+    - Symbol: "-neg"
+      AccessCount: 6
+    - Symbol: "1e5"
+      AccessCount: 5
+    - Symbol: "0x1F"
+      AccessCount: 4
+    - Symbol: "null"
+      AccessCount: 3
+    - Symbol: "a\u0085b"
+      AccessCount: 2
+  KnownColdSymbols: [ "~", ".5", "+1", "0o17", ".inf", "-.inf", ".", 'a''b', "é", "a,b", 'c]d', "e\"]" ]
+...
+)";
+  write_file(dir + "/in.yaml", yaml);
+  for (const std::string& in : {dir + "/in.yaml", dir + "/shown.yaml"}) {
+    run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(dir + "/ref.profdata"));
+    run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(dir + "/ours.profdata"));
+    EXPECT_TRUE(read_file(dir + "/ref.profdata") == read_file(dir + "/ours.profdata")) << in;
+    const std::string theirs = run_ok("llvm-profdata-22 show --memory " +
+                                      sh_quote(dir + "/ref.profdata")).out;
+    EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " +
+                     sh_quote(dir + "/ref.profdata")).out,
+              theirs) << in;
+    EXPECT_NE(theirs.find("\"caf\xc3\xa9\\\\x\\\"q\""), std::string::npos) << theirs;
+    write_file(dir + "/shown.yaml", theirs);
+  }
+}
+
 }  // namespace
 }  // namespace profkit::test

@@ -48,7 +48,11 @@ std::string_view strip_comment(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (quote != 0) {
-      if (c == quote) quote = 0;
+      if (quote == '"' && c == '\\') {
+        ++i;  // an escaped character
+      } else if (c == quote) {
+        quote = 0;
+      }
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
@@ -58,10 +62,86 @@ std::string_view strip_comment(std::string_view s) {
   return s;
 }
 
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// A scalar's value: single-quoted ('' is a quote), double-quoted (YAML escapes, as LLVM's
+// writer emits them for names with control characters or UTF-8), or plain. Unknown or
+// malformed escapes are kept as written.
 std::string unquote(std::string_view s) {
-  if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front())
-    return std::string(s.substr(1, s.size() - 2));
-  return std::string(s);
+  if (s.size() < 2 || (s.front() != '\'' && s.front() != '"') || s.back() != s.front())
+    return std::string(s);
+  const std::string_view body = s.substr(1, s.size() - 2);
+  std::string out;
+  if (s.front() == '\'') {
+    for (size_t i = 0; i < body.size(); ++i) {
+      out += body[i];
+      if (body[i] == '\'' && i + 1 < body.size() && body[i + 1] == '\'') ++i;
+    }
+    return out;
+  }
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 == body.size()) {
+      out += body[i];
+      continue;
+    }
+    const char e = body[++i];
+    const auto hex = [&](size_t digits) -> bool {
+      if (i + digits >= body.size()) return false;
+      uint32_t v = 0;
+      for (size_t k = 1; k <= digits; ++k) {
+        const char c = body[i + k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return false;
+        v = v * 16 + static_cast<uint32_t>(d);
+      }
+      if (v > 0x10ffff) return false;
+      if (digits == 2) {
+        out += static_cast<char>(v);
+      } else {
+        append_utf8(out, v);
+      }
+      i += digits;
+      return true;
+    };
+    switch (e) {
+      case '0': out += '\0'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 't': case '\t': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'v': out += '\v'; break;
+      case 'f': out += '\f'; break;
+      case 'r': out += '\r'; break;
+      case 'e': out += '\x1b'; break;
+      case ' ': case '"': case '/': case '\\': out += e; break;
+      case 'N': append_utf8(out, 0x85); break;
+      case '_': append_utf8(out, 0xa0); break;
+      case 'L': append_utf8(out, 0x2028); break;
+      case 'P': append_utf8(out, 0x2029); break;
+      case 'x': if (!hex(2)) { out += '\\'; out += e; } break;
+      case 'u': if (!hex(4)) { out += '\\'; out += e; } break;
+      case 'U': if (!hex(8)) { out += '\\'; out += e; } break;
+      default: out += '\\'; out += e; break;
+    }
+  }
+  return out;
 }
 
 class Parser {
@@ -157,6 +237,16 @@ class Parser {
 
   // A value on one line: flow map, flow sequence or plain scalar.
   Expected<Node> flow_value(std::string_view s, uint64_t offset, size_t depth) {
+    if (!s.empty() && s.front() != '{' && s.front() != '[' && s.front() != '\'' &&
+        s.front() != '"') {
+      // A plain scalar in block context: ',', ']' and '}' are ordinary characters there
+      // (LLVM's writer leaves "a,b" unquoted).
+      Node n;
+      n.kind = Node::Kind::scalar;
+      n.offset = offset;
+      n.scalar = std::string(trim(s));
+      return n;
+    }
     size_t pos = 0;
     PROFKIT_TRY_ASSIGN(Node n, flow(s, pos, offset, depth));
     if (!trim(s.substr(pos)).empty()) return fail(offset + pos, "unexpected text after a YAML value");
@@ -199,6 +289,23 @@ class Parser {
       }
     }
     const size_t start = pos;
+    if (pos < s.size() && (s[pos] == '\'' || s[pos] == '"')) {
+      // A quoted scalar may hold ',', ']' and '}'.
+      const char q = s[pos++];
+      for (; pos < s.size(); ++pos) {
+        if (q == '"' && s[pos] == '\\') {
+          ++pos;
+        } else if (s[pos] == q) {
+          if (q == '\'' && pos + 1 < s.size() && s[pos + 1] == '\'') {
+            ++pos;
+          } else {
+            break;
+          }
+        }
+      }
+      if (pos >= s.size()) return fail(offset + start, "unterminated quoted scalar");
+      ++pos;
+    }
     while (pos < s.size() && s[pos] != ',' && s[pos] != '}' && s[pos] != ']') ++pos;
     n.kind = Node::Kind::scalar;
     n.scalar = unquote(trim(s.substr(start, pos - start)));
@@ -212,9 +319,16 @@ class Parser {
 // How many flow collections ('[' or '{') `s` leaves open, quotes skipped.
 int open_flow_depth(std::string_view s, int depth) {
   char quote = 0;
+  bool escaped = false;
   for (char c : s) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
+    if (escaped) {
+      escaped = false;
+    } else if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        escaped = true;
+      } else if (c == quote) {
+        quote = 0;
+      }
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '[' || c == '{') {
