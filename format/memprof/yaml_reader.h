@@ -20,7 +20,9 @@
 //
 // Block and flow styles are both accepted; comment lines (the summary block `show` prints)
 // are ignored, so `llvm-profdata show --memory` output of an indexed profile is valid input.
-// Only the YAML subset these files use is supported (no anchors, tags, multi-line scalars).
+// Flow collections may span lines (LLVM wraps long ones); scalars may be plain, single-
+// or double-quoted (with YAML escapes). Only the YAML subset these files use is supported
+// (no anchors, tags, multi-line scalars).
 #pragma once
 
 #include "format/bytes/cursor.h"
