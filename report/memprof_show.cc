@@ -2,8 +2,10 @@
 // YAML-like dump, the indexed view is its YAML writer output (16-column key padding).
 #include "report/memprof_show.h"
 
+#include <algorithm>
 #include <cstdio>
-
+#include <cctype>
+#include <cstring>
 
 namespace profkit::report {
 namespace {
@@ -54,6 +56,182 @@ std::string yaml_frame(const memprof::Frame& f) {
   return "{ Function: " + hex_lower(f.function) + ", LineOffset: " +
          std::to_string(f.line_offset) + ", Column: " + std::to_string(f.column) +
          ", IsInlineFrame: " + (f.is_inline ? "true" : "false") + " }";
+}
+
+bool yaml_is_null(std::string_view s) {
+  return s == "null" || s == "Null" || s == "NULL" || s == "~";
+}
+bool yaml_is_bool(std::string_view s) {
+  return s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" ||
+         s == "FALSE";
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// LLVM's yaml::isNumeric: integers (decimal, 0x, 0o), floats, .inf and .nan.
+bool yaml_is_numeric(std::string_view s) {
+  if (s.empty()) return false;
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return true;
+  std::string_view tail = s;
+  if (tail.front() == '-' || tail.front() == '+') tail.remove_prefix(1);
+  if (tail == ".inf" || tail == ".Inf" || tail == ".INF") return true;
+  const auto all = [](std::string_view t, auto pred) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), pred);
+  };
+  if (s.starts_with("0o")) return all(s.substr(2), [](char c) { return c >= '0' && c <= '7'; });
+  if (s.starts_with("0x"))
+    return all(s.substr(2), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  // [-+]? (\.[0-9]+ | [0-9]+(\.[0-9]*)?) ([eE][-+]?[0-9]+)?
+  size_t i = 0;
+  const std::string_view t = tail;
+  if (t.empty()) return false;
+  if (t[0] == '.') {
+    if (t.size() < 2 || !is_digit(t[1])) return false;
+    i = 1;
+    while (i < t.size() && is_digit(t[i])) ++i;
+  } else {
+    if (!is_digit(t[0])) return false;
+    while (i < t.size() && is_digit(t[i])) ++i;
+    if (i < t.size() && t[i] == '.') {
+      ++i;
+      while (i < t.size() && is_digit(t[i])) ++i;
+    }
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (i >= t.size() || !is_digit(t[i])) return false;
+    while (i < t.size() && is_digit(t[i])) ++i;
+  }
+  return i == t.size();
+}
+
+// A string scalar as LLVM's YAML writer prints it (yaml::needsQuotes, then single quotes
+// with '' or double quotes with yaml::escape).
+std::string yaml_string(std::string_view s) {
+  enum { none, single, dbl } q = none;
+  if (s.empty()) q = single;
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  if (!s.empty() && (space(s.front()) || space(s.back()))) q = single;
+  if (yaml_is_null(s) || yaml_is_bool(s) || yaml_is_numeric(s)) q = single;
+  if (!s.empty() && std::strchr("-?:\\,[]{}#&*!|>'\"%@`", s[0]) != nullptr) q = single;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '^' || c == '.' || c == ',' ||
+        c == ' ' || c == '\t')
+      continue;
+    if (c == '\n' || c == '\r') {
+      if (q == none) q = single;
+      continue;
+    }
+    if (c == 0x7f || c <= 0x1f || (c & 0x80) != 0) {
+      q = dbl;
+      break;
+    }
+    if (q == none) q = single;
+  }
+  if (q == none) return std::string(s);
+  std::string out;
+  if (q == single) {
+    out = "'";
+    for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+  }
+  out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      static const char* const kShort[] = {"\\0", nullptr, nullptr, nullptr, nullptr, nullptr,
+                                           nullptr, "\\a", "\\b", "\\t", "\\n", "\\v",
+                                           "\\f", "\\r"};
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '"') {
+        out += "\\\"";
+      } else if (c < std::size(kShort) && kShort[c] != nullptr) {
+        out += kShort[c];
+      } else if (c == 0x1b) {
+        out += "\\e";
+      } else if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\x%02X", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // UTF-8: printable code points stay as they are; invalid input ends the text with
+    // U+FFFD, as yaml::escape does.
+    const size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    bool ok = len != 0 && i + len <= s.size();
+    uint32_t cp = ok ? (c & (0x7f >> len)) : 0;
+    for (size_t k = 1; ok && k < len; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      ok = (d & 0xc0) == 0x80;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (!ok) {
+      out += "\xEF\xBF\xBD";
+      break;
+    }
+    if (cp == 0x85) {
+      out += "\\N";
+    } else if (cp == 0xa0) {
+      out += "\\_";
+    } else if (cp == 0x2028) {
+      out += "\\L";
+    } else if (cp == 0x2029) {
+      out += "\\P";
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out + "\"";
+}
+
+void show_data_access(std::string& out, const memprof::DataAccessProfile& d) {
+  out += "DataAccessProfiles:\n";
+  if (!d.records.empty()) {
+    out += "  SampledRecords:\n";
+    std::vector<const memprof::DataAccessRecord*> sorted;
+    for (const auto& r : d.records) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+      return a->access_count > b->access_count;
+    });
+    for (const auto* r : sorted) {
+      out += "    - " + (r->is_string_literal ? key("Hash") + std::to_string(r->hash)
+                                                : key("Symbol") + yaml_string(r->symbol)) + "\n";
+      out += "      " + key("AccessCount") + std::to_string(r->access_count) + "\n";
+      if (!r->locations.empty()) out += "      Locations:\n";
+      for (const auto& l : r->locations) {
+        out += "        - " + key("FileName") + yaml_string(l.file) + "\n";
+        out += "          " + key("Line") + std::to_string(l.line) + "\n";
+      }
+    }
+  }
+  if (!d.known_cold_symbols.empty()) {
+    out += "  KnownColdSymbols:\n";
+    std::vector<std::string> names = d.known_cold_symbols;
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) out += "    - " + yaml_string(n) + "\n";
+  }
+  if (!d.known_cold_hashes.empty()) {
+    // A flow sequence: LLVM's writer breaks the line before an element once the line is
+    // past column 80 here, and indents continuation lines under the '[' plus two.
+    std::vector<uint64_t> hashes = d.known_cold_hashes;
+    std::sort(hashes.begin(), hashes.end());
+    std::string line = "  KnownColdStrHashes: [ ";
+    const size_t indent = line.size();
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      if (i > 0) line += ", ";
+      if (line.size() > 80) {
+        out += line + "\n";
+        line.assign(indent, ' ');
+      }
+      line += std::to_string(hashes[i]);
+    }
+    out += line + " ]\n";
+  }
 }
 
 }  // namespace
@@ -126,11 +304,19 @@ std::string show_memprof_indexed(const memprof::IndexedMemProf& p) {
   const memprof::MemProfSummary summary =
       p.summary ? *p.summary : memprof::compute_summary(p.data, false);
   std::string out = show_memprof_summary(summary);
-  if (p.data.records.empty()) {
-    out += "--- {}\n...\n";
+  const memprof::DataAccessProfile& dap = p.data.data_access;
+  if (p.has_data_access_profile) {
+    out += "#   Num hot symbols and string literals: " + std::to_string(dap.records.size()) + "\n";
+    out += "#   Num known cold symbols: " + std::to_string(dap.known_cold_symbols.size()) + "\n";
+    out += "#   Num known cold string literals: " + std::to_string(dap.known_cold_hashes.size()) +
+           "\n";
+  }
+  if (p.data.records.empty() && dap.empty()) {
+    out += "---\n{}\n...\n";
     return out;
   }
-  out += "---\nHeapProfileRecords:\n";
+  out += "---\n";
+  if (!p.data.records.empty()) out += "HeapProfileRecords:\n";
   for (const auto& r : p.data.records) {
     out += "  - " + key("GUID") + hex_lower(r.guid) + "\n";
     if (!r.alloc_sites.empty()) out += "    AllocSites:\n";
@@ -164,6 +350,7 @@ std::string show_memprof_indexed(const memprof::IndexedMemProf& p) {
       }
     }
   }
+  if (!dap.empty()) show_data_access(out, dap);
   out += "...\n";
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "format/memprof/indexed_reader.h"
 #include "format/memprof/raw_reader.h"
 #include "format/memprof/yaml_reader.h"
 
@@ -62,13 +63,19 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
       }
       case MemProfInputKind::yaml: {
         PROFKIT_TRY_ASSIGN(memprof::YamlMemProf yaml, memprof::read_memprof_yaml(input.bytes));
-        report.yaml_data_access_dropped = yaml.has_data_access_profile;
         data = std::move(yaml.data);
+        break;
+      }
+      case MemProfInputKind::indexed: {
+        // Beyond llvm-profdata, which writes an empty MemProf section for indexed inputs:
+        // their records and data-access profile join the merge.
+        PROFKIT_TRY_ASSIGN(memprof::IndexedMemProf idx, memprof::read_indexed_memprof(input.bytes));
+        data = std::move(idx.data);
         break;
       }
       default:
         return make_error(ErrorCode::bad_magic, 0,
-                          "expected a raw memprof profile or MemProf YAML");
+                          "expected a raw memprof profile, MemProf YAML or an indexed profile");
     }
     if (first) {
       all = std::move(data);

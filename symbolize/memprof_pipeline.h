@@ -26,7 +26,6 @@ struct MemProfInputReport {
   uint64_t dropped_alloc_count = 0;    // allocations in those contexts
   uint64_t stacks_kept = 0;            // raw stack entries that kept a PC
   MemProfSymbolizerStats symbolizer;   // PC counts (raw inputs)
-  bool yaml_data_access_dropped = false;
 };
 
 struct MemProfLoadOptions {
@@ -46,7 +45,7 @@ struct MemProfInput {
   memprof::ConsumedRange consumed;
 };
 
-// Loads and merges every input (raw or YAML) in order. `reports` gets one entry per input;
+// Loads and merges every input (raw, YAML, or indexed with a MemProf section) in order. `reports` gets one entry per input;
 // on error `failed_path` names the input (or the binary) that failed.
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,

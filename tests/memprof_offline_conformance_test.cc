@@ -568,5 +568,404 @@ TEST(MemProfCli, SeveralRunsAndBadInputs) {
   EXPECT_NE(t.err.find("trunc.raw:"), std::string::npos) << t.err;
 }
 
+// ---- v4 data-access profiles (memprof-format.md C.7.1, E.2, E.3) ----
+
+// Heap records plus a data-access profile exercising what the payload and the printer
+// encode: symbols (one with a ".llvm." suffix LLVM canonicalizes away), string-literal
+// hashes (hex and decimal), locations whose file names are shared and one that is also a
+// cold symbol, equal access counts (printing keeps their order), duplicated cold symbols
+// and hashes, names that need YAML quoting, and enough cold hashes to wrap their flow list.
+std::string data_access_yaml() {
+  std::string y = R"(---
+HeapProfileRecords:
+  - GUID:            main
+    AllocSites:
+      - Callstack:
+          - { Function: mk, LineOffset: 1, Column: 13, IsInlineFrame: false }
+          - { Function: main, LineOffset: 2, Column: 15, IsInlineFrame: false }
+        MemInfoBlock:
+          AllocCount:      4
+          TotalSize:       160
+          TotalLifetime:   1000000
+          TotalLifetimeAccessDensity: 0
+    CallSites:
+      - Frames:
+          - { Function: main, LineOffset: 2, Column: 15, IsInlineFrame: false }
+        CalleeGuids: [ 0x1111, mk ]
+DataAccessProfiles:
+  SampledRecords:
+    - Symbol: my_global_var
+      AccessCount: 100
+      Locations:
+        - FileName: tiny.c
+          Line: 7
+        - FileName: 'dir with space/other.c'
+          Line: 4294967295
+    - Hash: 0xabcdef
+      AccessCount: 5
+      Locations:
+        - FileName: lit.c
+          Line: 3
+    - Symbol: foo.llvm.123
+      AccessCount: 7
+      Locations:
+        - FileName: tiny.c
+          Line: 9
+    - Hash: 42
+      AccessCount: 7
+    - Symbol: 'a:b'
+      AccessCount: 18446744073709551615
+    - Symbol: _ZN3fooL4dataE
+      AccessCount: 7
+  KnownColdSymbols: [ cold_global, tiny.c, cold2, cold_global, 'true', '123' ]
+  KnownColdStrHashes: [ 0x999, 12, 0x999)";
+  for (int i = 1; i <= 30; ++i) y += ", " + std::to_string(uint64_t{1234567891234567} * i);
+  y += " ]\n...\n";
+  return y;
+}
+
+TEST(MemProfDataAccess, YamlMergesAndShowsLikeLlvmProfdata) {
+  const std::string dir = work_dir("dap");
+  const std::string yaml = dir + "/in.yaml";
+  write_file(yaml, data_access_yaml());
+  for (int v : {2, 3, 4}) {
+    const std::string ref = dir + "/ref" + std::to_string(v) + ".profdata";
+    const std::string ours = dir + "/ours" + std::to_string(v) + ".profdata";
+    run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) + " " + sh_quote(yaml) +
+           " -o " + sh_quote(ref));
+    const auto merged = run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=" +
+                               std::to_string(v) + " " + sh_quote(yaml) + " -o " + sh_quote(ours));
+    EXPECT_EQ(merged.err, "") << "no warning: the data-access profile is carried over";
+    const std::string ref_bytes = read_file(ref);
+    EXPECT_TRUE(ref_bytes == read_file(ours)) << "version " << v;
+    const uint64_t section = load_le<uint64_t>(as_bytes(ref_bytes).data() + 0x28);
+    const auto theirs_shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(ref)).out;
+    EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " + sh_quote(ref)).out, theirs_shown)
+        << "version " << v;
+    auto idx = memprof::read_indexed_memprof(as_bytes(ref_bytes));
+    ASSERT_TRUE(idx) << format_error(ref, idx.error());
+    EXPECT_EQ(report::show_memprof_indexed(*idx), theirs_shown) << "version " << v;
+    if (v == 4) {
+      // The payload really is there (an odd-sized one: the file need not end aligned),
+      // and the printer shows it.
+      EXPECT_NE(load_le<uint64_t>(as_bytes(ref_bytes).data() + section + 32), 0u);
+      EXPECT_TRUE(idx->has_data_access_profile);
+      EXPECT_EQ(idx->data.data_access.records.size(), 6u);
+      EXPECT_EQ(idx->data.data_access.known_cold_symbols.size(), 5u);
+      EXPECT_EQ(idx->data.data_access.known_cold_hashes.size(), 32u);
+      EXPECT_NE(theirs_shown.find("    - Symbol:          foo\n"), std::string::npos) << theirs_shown;
+      EXPECT_NE(theirs_shown.find("#   Num known cold string literals: 32\n"), std::string::npos);
+      // Indexed -> model -> indexed gives the same file.
+      memprof::IndexedWriteOptions o;
+      o.version = 4;
+      EXPECT_TRUE(memprof::write_memprof_only_profile(idx->data, o) == ref_bytes);
+    } else {
+      // v2/v3 drop the data-access profile silently: the same file as without it.
+      EXPECT_FALSE(idx->has_data_access_profile);
+      EXPECT_TRUE(idx->data.data_access.empty());
+      std::string plain = data_access_yaml();
+      plain = plain.substr(0, plain.find("DataAccessProfiles:")) + "...\n";
+      write_file(dir + "/plain.yaml", plain);
+      const std::string plain_ref = dir + "/plain" + std::to_string(v) + ".profdata";
+      run_ok("llvm-profdata-22 merge --memprof-version=" + std::to_string(v) + " " +
+             sh_quote(dir + "/plain.yaml") + " -o " + sh_quote(plain_ref));
+      EXPECT_TRUE(read_file(plain_ref) == ref_bytes) << "version " << v;
+    }
+  }
+  // What show prints is YAML both tools merge to the same v4 file (records now in the
+  // printed order: by access count).
+  const std::string shown = dir + "/shown.yaml";
+  run_ok("llvm-profdata-22 show --memory " + sh_quote(dir + "/ref4.profdata") + " -o " +
+         sh_quote(shown));
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(shown) + " -o " +
+         sh_quote(dir + "/ref_shown.profdata"));
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(shown) + " -o " +
+         sh_quote(dir + "/ours_shown.profdata"));
+  EXPECT_TRUE(read_file(dir + "/ref_shown.profdata") == read_file(dir + "/ours_shown.profdata"));
+  // A data-access profile alone (no heap records) and one without sampled records.
+  for (const char* text : {"---\nDataAccessProfiles:\n  SampledRecords:\n    - Symbol: zeta\n"
+                           "      AccessCount: 2\n    - Hash: 5\n      AccessCount: 3\n...\n",
+                           "---\nDataAccessProfiles:\n  KnownColdSymbols: [ a.x, a, b ]\n...\n"}) {
+    write_file(dir + "/only.yaml", text);
+    for (int v : {3, 4}) {
+      const std::string vs = std::to_string(v);
+      run_ok("llvm-profdata-22 merge --memprof-version=" + vs + " " +
+             sh_quote(dir + "/only.yaml") + " -o " + sh_quote(dir + "/only_ref.profdata"));
+      run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=" + vs + " " +
+             sh_quote(dir + "/only.yaml") + " -o " + sh_quote(dir + "/only_ours.profdata"));
+      EXPECT_TRUE(read_file(dir + "/only_ref.profdata") == read_file(dir + "/only_ours.profdata"))
+          << text << "version " << v;
+      EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " +
+                       sh_quote(dir + "/only_ref.profdata")).out,
+                run_ok("llvm-profdata-22 show --memory " + sh_quote(dir + "/only_ref.profdata")).out)
+          << text << "version " << v;
+    }
+  }
+  const std::string seeds = std::string(PROFKIT_BINARY_DIR) + "/seeds";
+  fs::create_directories(seeds + "/memprof_indexed_reader_fuzz");
+  fs::create_directories(seeds + "/memprof_yaml_reader_fuzz");
+  write_file(seeds + "/memprof_indexed_reader_fuzz/data_access_v4.indexed",
+             read_file(dir + "/ref4.profdata"));
+  write_file(seeds + "/memprof_yaml_reader_fuzz/data_access.yaml", data_access_yaml());
+}
+
+TEST(MemProfDataAccess, TruncatedOrCorruptPayloadFailsCleanly) {
+  const std::string dir = work_dir("dap_bad");
+  write_file(dir + "/in.yaml", data_access_yaml());
+  const std::string ref = dir + "/ref.profdata";
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(dir + "/in.yaml") + " -o " +
+         sh_quote(ref));
+  const std::string bytes = read_file(ref);
+  const Bytes b = as_bytes(bytes);
+  const uint64_t section = load_le<uint64_t>(b.data() + 0x28);
+  const uint64_t payload = load_le<uint64_t>(b.data() + section + 32);
+  const uint64_t payload_end = load_le<uint64_t>(b.data() + 0x30);  // binary-id section
+  ASSERT_GT(payload_end, payload);
+  ASSERT_TRUE(memprof::read_indexed_memprof(b));
+  // Every cut inside the payload fails with an error that names an offset in the file.
+  for (uint64_t n = payload; n < payload_end; ++n) {
+    auto r = memprof::read_indexed_memprof(as_bytes(std::string_view(bytes).substr(0, n)));
+    ASSERT_FALSE(r) << "prefix " << n;
+    EXPECT_TRUE(r.error().has_offset()) << "prefix " << n;
+    EXPECT_LE(r.error().offset, n) << "prefix " << n;
+  }
+  // Field corruptions: counts, the names length, a symbol index, a file index, the flag.
+  const auto corrupt = [&](uint64_t at, const std::string& with) {
+    std::string bad = bytes;
+    bad.replace(at, with.size(), with);
+    return memprof::read_indexed_memprof(as_bytes(bad));
+  };
+  const auto u64 = [](uint64_t v) {
+    std::string s(8, '\0');
+    store_le<uint64_t>(reinterpret_cast<uint8_t*>(s.data()), v);
+    return s;
+  };
+  const uint64_t names_len = load_le<uint64_t>(b.data() + payload + 16);
+  const uint64_t hashes_at = payload + 24 + (names_len + 7) / 8 * 8;
+  const uint64_t n_hashes = load_le<uint64_t>(b.data() + hashes_at);
+  const uint64_t records_at = hashes_at + 8 + 8 * n_hashes;
+  const uint64_t first_record = records_at + 8;  // my_global_var, two locations
+  for (const auto& [at, with] : std::vector<std::pair<uint64_t, std::string>>{
+           {payload, u64(99)},                    // more indexed strings than stored
+           {payload + 8, u64(UINT64_MAX)},        // cold symbol count overflows
+           {payload + 16, u64(UINT64_MAX / 2)},   // names run past the end
+           {payload + 24, std::string(1, '\x7f')},  // uncompressed size wrong for the stream
+           {hashes_at, u64(UINT64_MAX / 8)},      // cold hashes past the end
+           {records_at, u64(1000000)},            // records past the end
+           {first_record, u64(1000)},             // symbol index out of range
+           {first_record + 8, std::string(1, '\x02')},  // literal flag not 0/1
+           {first_record + 17, u64(UINT64_MAX)},  // location count past the end
+           {first_record + 25, u64(77)},          // file index out of range
+           {section + 32, u64(section)},          // payload offset inside the section
+           {section + 32, u64(bytes.size() + 8)}, // payload offset past the end
+       }) {
+    auto r = corrupt(at, with);
+    ASSERT_FALSE(r) << "corruption at " << at;
+    const std::string msg = format_error(ref, r.error());
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(r.error().has_offset()) << msg;
+  }
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    std::string bad = bytes;
+    for (int k = 0; k < 3; ++k)
+      bad[payload + rng() % (payload_end - payload)] = static_cast<char>(rng());
+    auto r = memprof::read_indexed_memprof(as_bytes(bad));
+    if (r) (void)report::show_memprof_indexed(*r);
+  }
+  // The CLI: one error line naming the file, status 1.
+  write_file(dir + "/trunc.profdata", bytes.substr(0, payload + 20));
+  auto t = run(sh_quote(profkit_bin()) + " show --memory " + sh_quote(dir + "/trunc.profdata"));
+  EXPECT_EQ(t.status, 1);
+  EXPECT_NE(t.err.find("trunc.profdata:"), std::string::npos) << t.err;
+  EXPECT_EQ(std::count(t.err.begin(), t.err.end(), '\n'), 1) << t.err;
+}
+
+TEST(MemProfDataAccess, BadYamlGivesOneLineErrorsWithOffsets) {
+  const std::string head = "---\nDataAccessProfiles:\n";
+  for (const auto& [body, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"  SampledRecords:\n    - Symbol: foo\n", "missing AccessCount"},
+           {"  SampledRecords:\n    - Symbol: foo\n      Hash: 3\n      AccessCount: 1\n",
+            "exactly one of Symbol and Hash"},
+           {"  SampledRecords:\n    - AccessCount: 1\n", "exactly one of Symbol and Hash"},
+           {"  SampledRecords:\n    - Symbol: a.llvm.1\n      AccessCount: 1\n"
+            "    - Symbol: a.llvm.2\n      AccessCount: 2\n",
+            "symbol 'a' is sampled twice"},
+           {"  SampledRecords:\n    - Hash: 3\n      AccessCount: 1\n    - Hash: 0x3\n"
+            "      AccessCount: 1\n",
+            "hash 3 is sampled twice"},
+           {"  SampledRecords:\n    - Hash: x3\n      AccessCount: 1\n", "expected a number for Hash"},
+           {"  SampledRecords:\n    - Symbol: ''\n      AccessCount: 1\n", "non-empty symbol name"},
+           {"  SampledRecords:\n    - Symbol: s\n      AccessCount: 1\n      Locations:\n"
+            "        - FileName: f.c\n          Line: 4294967296\n",
+            "Line exceeds 32 bits"},
+           {"  SampledRecords:\n    - Symbol: s\n      AccessCount: 1\n      Locations:\n"
+            "        - Line: 3\n",
+            "missing FileName"},
+           {"  SampledRecords:\n    - Symbol: s\n      Count: 1\n", "unknown key 'Count'"},
+           {"  KnownColdSymbols: [ a, '' ]\n", "non-empty symbol name"},
+           {"  KnownColdStrHashes: [ 1, -2 ]\n", "expected a number"},
+           {"  Other: 1\n", "unknown key 'Other'"},
+           {"  SampledRecords: 3\n", "SampledRecords must be a list"},
+       }) {
+    const std::string text = head + body + "...\n";
+    auto r = memprof::read_memprof_yaml(as_bytes(text));
+    ASSERT_FALSE(r) << body;
+    const std::string msg = format_error("in.yaml", r.error());
+    EXPECT_NE(msg.find(expect), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(r.error().has_offset()) << msg;
+    EXPECT_GE(r.error().offset, head.size()) << msg;
+    EXPECT_LT(r.error().offset, text.size()) << msg;
+  }
+}
+
+// Beyond llvm-profdata (which keeps only its first memprof input): several YAML inputs'
+// data-access profiles are merged, access counts of a symbol or hash summed, locations
+// and cold lists united in first-seen order.
+TEST(MemProfDataAccess, SeveralInputsAreMerged) {
+  const std::string dir = work_dir("dap_merge");
+  write_file(dir + "/a.yaml",
+             "---\nDataAccessProfiles:\n  SampledRecords:\n"
+             "    - Symbol: g\n      AccessCount: 10\n      Locations:\n"
+             "        - FileName: a.c\n          Line: 1\n"
+             "    - Hash: 7\n      AccessCount: 1\n"
+             "  KnownColdSymbols: [ c1 ]\n  KnownColdStrHashes: [ 9 ]\n...\n");
+  write_file(dir + "/b.yaml",
+             "---\nDataAccessProfiles:\n  SampledRecords:\n"
+             "    - Symbol: g.llvm.5\n      AccessCount: 5\n      Locations:\n"
+             "        - FileName: a.c\n          Line: 1\n        - FileName: b.c\n          Line: 2\n"
+             "    - Symbol: h\n      AccessCount: 30\n"
+             "    - Hash: 7\n      AccessCount: 2\n"
+             "  KnownColdSymbols: [ c2, c1 ]\n  KnownColdStrHashes: [ 8, 9 ]\n...\n");
+  const std::string out = dir + "/ab.profdata";
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(dir + "/a.yaml") + " " +
+         sh_quote(dir + "/b.yaml") + " -o " + sh_quote(out));
+  const std::string expected = R"(DataAccessProfiles:
+  SampledRecords:
+    - Symbol:          h
+      AccessCount:     30
+    - Symbol:          g
+      AccessCount:     15
+      Locations:
+        - FileName:        a.c
+          Line:            1
+        - FileName:        b.c
+          Line:            2
+    - Hash:            7
+      AccessCount:     3
+  KnownColdSymbols:
+    - c1
+    - c2
+  KnownColdStrHashes: [ 8, 9 ]
+...
+)";
+  // llvm-profdata reads our merged file and prints the merged profile.
+  const std::string shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(out)).out;
+  ASSERT_NE(shown.find("DataAccessProfiles:"), std::string::npos) << shown;
+  EXPECT_EQ(shown.substr(shown.find("DataAccessProfiles:")), expected);
+  EXPECT_NE(shown.find("#   Num hot symbols and string literals: 3\n"), std::string::npos);
+}
+
+// With IRPGO counters in the same file, the data-access payload leaves the binary-id
+// section at an odd offset (LLVM does not pad between them; the id itself is padded
+// relative to its section): still llvm-profdata's file. Beyond llvm-profdata, which writes
+// an empty MemProf section for indexed inputs, `profkit merge` keeps an indexed input's
+// records and data-access profile: merging a v4 file alone gives the same file back.
+TEST(MemProfDataAccess, IrpgoInputsAndIndexedInputsKeepThePayload) {
+  const std::string dir = work_dir("dap_mixed");
+  write_file(dir + "/in.yaml", data_access_yaml());
+  const std::string pgo = build("ctx_pgo", "clang++-22 -O1 -fprofile-generate " +
+                                               sh_quote(program("ctx.cpp")) + " -o %o");
+  const std::string profraw = dir + "/ctx.profraw";
+  run_ok("LLVM_PROFILE_FILE=" + sh_quote(profraw) + " " + sh_quote(pgo));
+  const std::string ref = dir + "/ref.profdata", ours = dir + "/ours.profdata";
+  const std::string inputs = sh_quote(profraw) + " " + sh_quote(dir + "/in.yaml");
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + inputs + " -o " + sh_quote(ref));
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + inputs + " -o " + sh_quote(ours));
+  const std::string ref_bytes = read_file(ref);
+  EXPECT_TRUE(ref_bytes == read_file(ours));
+  EXPECT_NE(load_le<uint64_t>(as_bytes(ref_bytes).data() + 0x30) % 8, 0u)
+      << "the case this test is for: binary ids at an odd offset";
+  EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " + sh_quote(ours)).out,
+            run_ok("llvm-profdata-22 show --memory " + sh_quote(ref)).out);
+
+  // Indexed inputs: the IRPGO + memprof file above, and a memprof-only v4 file.
+  const std::string only = dir + "/only.profdata";
+  run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(dir + "/in.yaml") + " -o " +
+         sh_quote(only));
+  for (const std::string& in : {ref, only}) {
+    const std::string again = dir + "/again.profdata";
+    run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(again));
+    EXPECT_TRUE(read_file(again) == read_file(in)) << in;
+    const std::string shown = run_ok("llvm-profdata-22 show --memory " + sh_quote(again)).out;
+    EXPECT_NE(shown.find("  KnownColdSymbols:\n    - '123'\n"), std::string::npos) << shown;
+  }
+  // Two indexed inputs: the memprof-only file twice doubles every access count.
+  const std::string twice = dir + "/twice.profdata";
+  run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(only) + " " +
+         sh_quote(only) + " -o " + sh_quote(twice));
+  auto idx = memprof::read_indexed_memprof(as_bytes(read_file(twice)));
+  ASSERT_TRUE(idx);
+  ASSERT_EQ(idx->data.data_access.records.size(), 6u);
+  EXPECT_EQ(idx->data.data_access.records[0].symbol, "my_global_var");
+  EXPECT_EQ(idx->data.data_access.records[0].access_count, 200u);
+  EXPECT_EQ(idx->data.data_access.records[0].locations.size(), 2u);
+  EXPECT_EQ(idx->data.data_access.records[4].access_count, UINT64_MAX) << "saturates";
+}
+
+// Names that LLVM's YAML writer quotes or escapes, read from quoted and escaped input
+// (single quotes with '', double quotes with \u, \\, \", \t; ',' and ']' inside quoted
+// flow items) and canonicalized as LLVM does (".str.1" stays, ".__uniq." survives):
+// identical files, identical show text, and the show text merges back identically.
+TEST(MemProfDataAccess, QuotedAndEscapedNamesMatchLlvmProfdata) {
+  const std::string dir = work_dir("dap_quoting");
+  const std::string yaml = R"(---
+DataAccessProfiles:
+  SampledRecords:
+    - Symbol: ".str.1"
+      AccessCount: 9
+    - Symbol: foo.__uniq.123.llvm.4
+      AccessCount: 8
+      Locations:
+        - FileName: ""
+          Line: 0
+        - FileName: "caf\u00e9\\x\"q"
+          Line: 2
+        - FileName: "tab\there"
+          Line: 3
+    - Symbol: "x y "
+      AccessCount: 7
+    - Symbol: "-neg"
+      AccessCount: 6
+    - Symbol: "1e5"
+      AccessCount: 5
+    - Symbol: "0x1F"
+      AccessCount: 4
+    - Symbol: "null"
+      AccessCount: 3
+    - Symbol: "a\u0085b"
+      AccessCount: 2
+  KnownColdSymbols: [ "~", ".5", "+1", "0o17", ".inf", "-.inf", ".", 'a''b', "é", "a,b", 'c]d', "e\"]" ]
+...
+)";
+  write_file(dir + "/in.yaml", yaml);
+  for (const std::string& in : {dir + "/in.yaml", dir + "/shown.yaml"}) {
+    run_ok("llvm-profdata-22 merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(dir + "/ref.profdata"));
+    run_ok(sh_quote(profkit_bin()) + " merge --memprof-version=4 " + sh_quote(in) + " -o " +
+           sh_quote(dir + "/ours.profdata"));
+    EXPECT_TRUE(read_file(dir + "/ref.profdata") == read_file(dir + "/ours.profdata")) << in;
+    const std::string theirs = run_ok("llvm-profdata-22 show --memory " +
+                                      sh_quote(dir + "/ref.profdata")).out;
+    EXPECT_EQ(run_ok(sh_quote(profkit_bin()) + " show --memory " +
+                     sh_quote(dir + "/ref.profdata")).out,
+              theirs) << in;
+    EXPECT_NE(theirs.find("\"caf\xc3\xa9\\\\x\\\"q\""), std::string::npos) << theirs;
+    write_file(dir + "/shown.yaml", theirs);
+  }
+}
+
 }  // namespace
 }  // namespace profkit::test

@@ -266,8 +266,9 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
   if (!llvm14) {
     if (memprof) {
       patch64(out, memprof_at, out.size());
+      // Not padded: a v4 section ending with a data-access profile can end at an odd
+      // offset and llvm-profdata starts the binary-id section right there (C.1).
       out.append(merged.memprof_section);
-      pad_to_8(out);
     }
     patch64(out, binary_ids_at, out.size());
     uint64_t ids_size = 0;
@@ -276,7 +277,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
     for (const auto& id : merged.binary_ids) {
       put64(out, id.size());
       out.append(reinterpret_cast<const char*>(id.data()), id.size());
-      pad_to_8(out);
+      out.append((8 - id.size() % 8) % 8, '\0');  // relative: the section may start unaligned
     }
     if (version >= 12) {
       patch64(out, vtable_names_at, out.size());

@@ -3,6 +3,9 @@
 #include "format/memprof/indexed_reader.h"
 
 #include <unordered_map>
+#include <unordered_set>
+
+#include "format/bytes/zlib.h"
 
 namespace profkit::memprof {
 namespace {
@@ -133,6 +136,111 @@ Expected<std::vector<uint32_t>> radix_stack(const Radix& r, uint32_t linear_id, 
 
 }  // namespace
 
+Expected<DataAccessProfile> read_data_access_payload(Bytes file, uint64_t offset) {
+  DataAccessProfile out;
+  PROFKIT_TRY_ASSIGN(Cursor c, at(file, offset, "data access profile"));
+  PROFKIT_TRY_ASSIGN(uint64_t n_strings, c.read_le<uint64_t>("data access string count"));
+  PROFKIT_TRY_ASSIGN(uint64_t n_cold, c.read_le<uint64_t>("known cold symbol count"));
+  const uint64_t names_at = c.offset();
+  PROFKIT_TRY_ASSIGN(uint64_t names_len, c.read_le<uint64_t>("data access names length"));
+  if (names_len > c.remaining())
+    return c.fail(ErrorCode::truncated, "data access names of " + std::to_string(names_len) +
+                                            " bytes run past the end of the file");
+  PROFKIT_TRY_ASSIGN(Cursor names, c.take(names_len, "data access names"));
+  // Blocks of ULEB uncompressed size, ULEB compressed size (0: stored), bytes; zero bytes
+  // may pad between blocks (LLVM's readAndDecodeStrings).
+  std::vector<std::string> strings;
+  uint64_t total = 0;
+  if (n_strings > UINT64_MAX - n_cold) return malformed(names_at, "string counts overflow");
+  while (!names.at_end()) {
+    PROFKIT_TRY_ASSIGN(uint64_t raw_size, names.read_uleb128("uncompressed names size"));
+    PROFKIT_TRY_ASSIGN(uint64_t z_size, names.read_uleb128("compressed names size"));
+    const uint64_t block_at = names.offset();
+    std::string text;
+    if (z_size == 0) {
+      PROFKIT_TRY_ASSIGN(Bytes b, names.read_bytes(raw_size, "stored names"));
+      text.assign(as_string_view(b));
+    } else {
+      PROFKIT_TRY_ASSIGN(Bytes b, names.read_bytes(z_size, "compressed names"));
+      PROFKIT_TRY_ASSIGN(text, zlib_uncompress(b, raw_size, block_at));
+    }
+    for (size_t from = 0;;) {
+      const size_t sep = text.find('\x01', from);
+      if (++total > n_strings + n_cold)
+        return malformed(block_at, "data access names hold more than the " +
+                                       std::to_string(n_strings + n_cold) + " strings counted");
+      strings.push_back(text.substr(from, sep == std::string::npos ? sep : sep - from));
+      if (sep == std::string::npos) break;
+      from = sep + 1;
+    }
+    while (!names.at_end() && names.data()[names.position()] == 0) PROFKIT_TRY(names.skip(1, "names padding"));
+  }
+  if (strings.size() != n_strings + n_cold)
+    return malformed(names_at, "data access names hold " + std::to_string(strings.size()) +
+                                   " strings, expected " + std::to_string(n_strings + n_cold));
+  PROFKIT_TRY(c.skip(std::min<uint64_t>((8 - names_len % 8) % 8, c.remaining()),
+                     "data access names padding"));
+  {
+    std::unordered_set<std::string_view> seen;
+    for (uint64_t i = n_strings; i < strings.size(); ++i)
+      if (seen.insert(strings[i]).second) out.known_cold_symbols.push_back(strings[i]);
+  }
+  PROFKIT_TRY_ASSIGN(uint64_t n_hashes, c.read_le<uint64_t>("known cold hash count"));
+  if (n_hashes > c.remaining() / 8)
+    return c.fail(ErrorCode::truncated, "known cold hash count " + std::to_string(n_hashes) +
+                                            " needs more bytes than the file has");
+  {
+    std::unordered_set<uint64_t> seen;
+    for (uint64_t i = 0; i < n_hashes; ++i) {
+      PROFKIT_TRY_ASSIGN(uint64_t h, c.read_le<uint64_t>("known cold hash"));
+      if (seen.insert(h).second) out.known_cold_hashes.push_back(h);
+    }
+  }
+  PROFKIT_TRY_ASSIGN(uint64_t n_records, c.read_le<uint64_t>("data access record count"));
+  if (n_records > c.remaining() / 25)
+    return c.fail(ErrorCode::truncated, "data access record count " + std::to_string(n_records) +
+                                            " needs more bytes than the file has");
+  std::unordered_set<std::string_view> symbols;
+  std::unordered_set<uint64_t> hashes;
+  for (uint64_t i = 0; i < n_records; ++i) {
+    const uint64_t record_at = c.offset();
+    DataAccessRecord r;
+    PROFKIT_TRY_ASSIGN(uint64_t id, c.read_le<uint64_t>("data access symbol"));
+    const uint64_t flag_at = c.offset();
+    PROFKIT_TRY_ASSIGN(uint8_t literal, c.read_le<uint8_t>("string literal flag"));
+    if (literal > 1) return malformed(flag_at, "expected a string literal flag of 0 or 1");
+    r.is_string_literal = literal != 0;
+    if (r.is_string_literal) {
+      r.hash = id;
+      if (!hashes.insert(id).second)
+        return malformed(record_at, "string literal hash " + std::to_string(id) + " recorded twice");
+    } else {
+      if (id >= n_strings)
+        return malformed(record_at, "symbol index " + std::to_string(id) +
+                                        " outside the " + std::to_string(n_strings) + " strings");
+      r.symbol = strings[id];
+      if (!symbols.insert(strings[id]).second)
+        return malformed(record_at, "symbol '" + r.symbol + "' recorded twice");
+    }
+    PROFKIT_TRY_ASSIGN(r.access_count, c.read_le<uint64_t>("access count"));
+    PROFKIT_TRY_ASSIGN(uint64_t n_locs, c.read_le<uint64_t>("location count"));
+    if (n_locs > c.remaining() / 12)
+      return c.fail(ErrorCode::truncated, "location count " + std::to_string(n_locs) +
+                                              " needs more bytes than the file has");
+    for (uint64_t k = 0; k < n_locs; ++k) {
+      const uint64_t loc_at = c.offset();
+      PROFKIT_TRY_ASSIGN(uint64_t file_index, c.read_le<uint64_t>("location file index"));
+      if (file_index >= n_strings)
+        return malformed(loc_at, "file name index " + std::to_string(file_index) +
+                                     " outside the " + std::to_string(n_strings) + " strings");
+      PROFKIT_TRY_ASSIGN(uint32_t line, c.read_le<uint32_t>("location line"));
+      r.locations.push_back({strings[file_index], line});
+    }
+    out.records.push_back(std::move(r));
+  }
+  return out;
+}
+
 Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offset) {
   IndexedMemProf out;
   PROFKIT_TRY_ASSIGN(Cursor c, at(file, section_offset, "MemProf section"));
@@ -165,7 +273,6 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
       }
       PROFKIT_TRY(c.skip(8 * (n_fields - 6), "extra summary fields"));
       out.summary = MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]};
-      out.has_data_access_profile = data_access != 0;
     }
   }
   PROFKIT_TRY_ASSIGN(uint64_t n_schema, c.read_le<uint64_t>("schema size"));
@@ -306,7 +413,37 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
         out.data.records.push_back(std::move(r));
         return {};
       }));
+  if (data_access != 0) {
+    if (data_access <= record_table)
+      return malformed(section_offset + 32, "data access profile offset " +
+                                                std::to_string(data_access) +
+                                                " is not after the record table");
+    PROFKIT_TRY_ASSIGN(out.data.data_access, read_data_access_payload(file, data_access));
+    out.has_data_access_profile = true;
+  }
   return out;
+}
+
+bool indexed_has_memprof_content(Bytes file) {
+  const auto u64 = [&](uint64_t at, uint64_t& v) {
+    if (at > file.size() || file.size() - at < 8) return false;
+    v = load_le<uint64_t>(file.data() + at);
+    return true;
+  };
+  uint64_t magic, version, section, memprof_version, record_table, data_access = 0, entries;
+  if (!u64(0, magic) || magic != kIndexedMagic || !u64(8, version)) return false;
+  if ((version & 0xffffffff) < 8 || (version & kFlagMemProf) == 0) return false;
+  if (!u64(0x28, section) || !u64(section, memprof_version)) return false;
+  if (memprof_version == 2) {
+    if (!u64(section + 8, record_table)) return false;
+  } else if (memprof_version == 3 || memprof_version == 4) {
+    if (!u64(section + 24, record_table)) return false;
+    if (memprof_version == 4 && !u64(section + 32, data_access)) return false;
+  } else {
+    return false;
+  }
+  if (data_access != 0) return true;
+  return u64(record_table + 8, entries) && entries != 0;
 }
 
 Expected<IndexedMemProf> read_indexed_memprof(Bytes file) {

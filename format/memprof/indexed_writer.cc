@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cassert>
 #include <span>
+#include <unordered_map>
 
 #include "format/bytes/cursor.h"
+#include "format/bytes/zlib.h"
 
 namespace profkit::memprof {
 namespace {
@@ -293,6 +295,81 @@ void finish_record_item(std::string& item) {
   store_le<uint64_t>(reinterpret_cast<uint8_t*>(item.data()) + 8, item.size() - 24);
 }
 
+void put_uleb(std::string& s, uint64_t v) {
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    if (v != 0) b |= 0x80;
+    s.push_back(static_cast<char>(b));
+  } while (v != 0);
+}
+
+}  // namespace
+
+// C.7.1, in the order LLVM's DataAccessProfData builds its string table: each record's
+// symbol then its locations' file names, then the known-cold symbols (which are also
+// listed a second time, as cold names). zlib level 9; no padding after the last record.
+std::string write_data_access_payload(const DataAccessProfile& p) {
+  std::vector<std::string_view> strings;
+  std::unordered_map<std::string_view, uint64_t> index;
+  const auto intern = [&](std::string_view s) {
+    const auto [it, added] = index.try_emplace(s, strings.size());
+    if (added) strings.push_back(s);
+    return it->second;
+  };
+  struct Encoded {
+    uint64_t id;
+    std::vector<uint64_t> files;
+  };
+  std::vector<Encoded> encoded;
+  encoded.reserve(p.records.size());
+  for (const DataAccessRecord& r : p.records) {
+    Encoded e{r.is_string_literal ? r.hash : intern(r.symbol), {}};
+    for (const DataAccessLocation& l : r.locations) e.files.push_back(intern(l.file));
+    encoded.push_back(std::move(e));
+  }
+  for (const std::string& c : p.known_cold_symbols) intern(c);
+  std::string out;
+  put_le<uint64_t>(out, strings.size());
+  put_le<uint64_t>(out, p.known_cold_symbols.size());
+  std::string names;
+  if (!strings.empty() || !p.known_cold_symbols.empty()) {
+    std::string joined;
+    bool first = true;
+    const auto add = [&](std::string_view s) {
+      if (!first) joined += '\x01';
+      first = false;
+      joined += s;
+    };
+    for (std::string_view s : strings) add(s);
+    for (const std::string& c : p.known_cold_symbols) add(c);
+    const std::string z = zlib_compress(joined);
+    put_uleb(names, joined.size());
+    put_uleb(names, z.size());
+    names += z;
+  }
+  put_le<uint64_t>(out, names.size());
+  out += names;
+  out.append((8 - names.size() % 8) % 8, '\0');
+  put_le<uint64_t>(out, p.known_cold_hashes.size());
+  for (uint64_t h : p.known_cold_hashes) put_le<uint64_t>(out, h);
+  put_le<uint64_t>(out, p.records.size());
+  for (size_t i = 0; i < p.records.size(); ++i) {
+    const DataAccessRecord& r = p.records[i];
+    put_le<uint64_t>(out, encoded[i].id);
+    put_le<uint8_t>(out, r.is_string_literal ? 1 : 0);
+    put_le<uint64_t>(out, r.access_count);
+    put_le<uint64_t>(out, r.locations.size());
+    for (size_t k = 0; k < r.locations.size(); ++k) {
+      put_le<uint64_t>(out, encoded[i].files[k]);
+      put_le<uint32_t>(out, r.locations[k].line);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 // Writes the section at out.offset().
 void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions& options) {
   const std::vector<uint64_t> schema = schema_for(options);
@@ -399,7 +476,14 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
   out.patch<uint64_t>(header_at, stack_payload);
   out.patch<uint64_t>(header_at + 8, record_payload);
   out.patch<uint64_t>(header_at + 16, record_table);
-  if (options.version == 4) out.patch<uint64_t>(header_at + 24, 0);
+  if (options.version == 4) {
+    uint64_t data_access = 0;
+    if (!data.data_access.empty()) {
+      data_access = out.offset();
+      out.append(write_data_access_payload(data.data_access));
+    }
+    out.patch<uint64_t>(header_at + 24, data_access);
+  }
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // v3:  u64 Version=3, CallStackPayloadOffset, RecordPayloadOffset, RecordTableOffset; schema;
 //      frame array (17-byte frames); radix array (u32); record hash table.
 // v4:  as v3 plus u64 DataAccessProfOffset and a u32-counted summary (6 x u64) before the
-//      schema; call sites carry callee GUID lists.
+//      schema; call sites carry callee GUID lists; a non-empty data-access profile follows
+//      the record table (C.7.1; it can end at an odd offset). v2/v3 drop it.
 // schema: u64 N, u64 Tag[N] (mib_fields.def tags). All stored offsets are ABSOLUTE file
 // offsets, so the section is written for a given position in the file.
 #pragma once
@@ -33,6 +34,10 @@ struct IndexedWriteOptions {
   uint64_t section_offset = 0;    // absolute file offset the section will be written at
   ClassifyOptions classify;       // thresholds for the v4 summary
 };
+
+// The v4 data-access payload (C.7.1) as llvm-profdata 22 writes it. Requires a non-empty
+// profile.
+std::string write_data_access_payload(const DataAccessProfile& profile);
 
 // Returns the section bytes. Requires: options.version in kIndexedVersions.
 std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options);

@@ -18,5 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string out = write_memprof_only_profile(in->data, options);
   auto again = read_indexed_memprof(profkit::as_bytes(out));
   if (!again || again->data.records.size() != in->data.records.size()) std::abort();
+  if (!(again->data.data_access == in->data.data_access)) std::abort();
   return 0;
 }

@@ -48,7 +48,11 @@ std::string_view strip_comment(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (quote != 0) {
-      if (c == quote) quote = 0;
+      if (quote == '"' && c == '\\') {
+        ++i;  // an escaped character
+      } else if (c == quote) {
+        quote = 0;
+      }
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '#' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
@@ -58,10 +62,86 @@ std::string_view strip_comment(std::string_view s) {
   return s;
 }
 
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// A scalar's value: single-quoted ('' is a quote), double-quoted (YAML escapes, as LLVM's
+// writer emits them for names with control characters or UTF-8), or plain. Unknown or
+// malformed escapes are kept as written.
 std::string unquote(std::string_view s) {
-  if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front())
-    return std::string(s.substr(1, s.size() - 2));
-  return std::string(s);
+  if (s.size() < 2 || (s.front() != '\'' && s.front() != '"') || s.back() != s.front())
+    return std::string(s);
+  const std::string_view body = s.substr(1, s.size() - 2);
+  std::string out;
+  if (s.front() == '\'') {
+    for (size_t i = 0; i < body.size(); ++i) {
+      out += body[i];
+      if (body[i] == '\'' && i + 1 < body.size() && body[i + 1] == '\'') ++i;
+    }
+    return out;
+  }
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 == body.size()) {
+      out += body[i];
+      continue;
+    }
+    const char e = body[++i];
+    const auto hex = [&](size_t digits) -> bool {
+      if (i + digits >= body.size()) return false;
+      uint32_t v = 0;
+      for (size_t k = 1; k <= digits; ++k) {
+        const char c = body[i + k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return false;
+        v = v * 16 + static_cast<uint32_t>(d);
+      }
+      if (v > 0x10ffff) return false;
+      if (digits == 2) {
+        out += static_cast<char>(v);
+      } else {
+        append_utf8(out, v);
+      }
+      i += digits;
+      return true;
+    };
+    switch (e) {
+      case '0': out += '\0'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 't': case '\t': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'v': out += '\v'; break;
+      case 'f': out += '\f'; break;
+      case 'r': out += '\r'; break;
+      case 'e': out += '\x1b'; break;
+      case ' ': case '"': case '/': case '\\': out += e; break;
+      case 'N': append_utf8(out, 0x85); break;
+      case '_': append_utf8(out, 0xa0); break;
+      case 'L': append_utf8(out, 0x2028); break;
+      case 'P': append_utf8(out, 0x2029); break;
+      case 'x': if (!hex(2)) { out += '\\'; out += e; } break;
+      case 'u': if (!hex(4)) { out += '\\'; out += e; } break;
+      case 'U': if (!hex(8)) { out += '\\'; out += e; } break;
+      default: out += '\\'; out += e; break;
+    }
+  }
+  return out;
 }
 
 class Parser {
@@ -157,6 +237,16 @@ class Parser {
 
   // A value on one line: flow map, flow sequence or plain scalar.
   Expected<Node> flow_value(std::string_view s, uint64_t offset, size_t depth) {
+    if (!s.empty() && s.front() != '{' && s.front() != '[' && s.front() != '\'' &&
+        s.front() != '"') {
+      // A plain scalar in block context: ',', ']' and '}' are ordinary characters there
+      // (LLVM's writer leaves "a,b" unquoted).
+      Node n;
+      n.kind = Node::Kind::scalar;
+      n.offset = offset;
+      n.scalar = std::string(trim(s));
+      return n;
+    }
     size_t pos = 0;
     PROFKIT_TRY_ASSIGN(Node n, flow(s, pos, offset, depth));
     if (!trim(s.substr(pos)).empty()) return fail(offset + pos, "unexpected text after a YAML value");
@@ -199,6 +289,23 @@ class Parser {
       }
     }
     const size_t start = pos;
+    if (pos < s.size() && (s[pos] == '\'' || s[pos] == '"')) {
+      // A quoted scalar may hold ',', ']' and '}'.
+      const char q = s[pos++];
+      for (; pos < s.size(); ++pos) {
+        if (q == '"' && s[pos] == '\\') {
+          ++pos;
+        } else if (s[pos] == q) {
+          if (q == '\'' && pos + 1 < s.size() && s[pos + 1] == '\'') {
+            ++pos;
+          } else {
+            break;
+          }
+        }
+      }
+      if (pos >= s.size()) return fail(offset + start, "unterminated quoted scalar");
+      ++pos;
+    }
     while (pos < s.size() && s[pos] != ',' && s[pos] != '}' && s[pos] != ']') ++pos;
     n.kind = Node::Kind::scalar;
     n.scalar = unquote(trim(s.substr(start, pos - start)));
@@ -208,6 +315,30 @@ class Parser {
   std::vector<Line> lines_;
   size_t i_ = 0;
 };
+
+// How many flow collections ('[' or '{') `s` leaves open, quotes skipped.
+int open_flow_depth(std::string_view s, int depth) {
+  char quote = 0;
+  bool escaped = false;
+  for (char c : s) {
+    if (escaped) {
+      escaped = false;
+    } else if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        escaped = true;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return depth;
+}
 
 Expected<std::vector<Line>> split_lines(std::string_view text, bool& stopped_at_end) {
   std::vector<Line> lines;
@@ -225,6 +356,20 @@ Expected<std::vector<Line>> split_lines(std::string_view text, bool& stopped_at_
     const uint64_t offset = pos + indent;
     pos = nl + 1;
     if (body.empty()) continue;
+    // A flow collection continued on the next lines (LLVM's writer wraps long flow
+    // sequences): joined into one logical line.
+    std::string joined;
+    for (int depth = open_flow_depth(body, 0); depth > 0 && pos < text.size();) {
+      if (joined.empty()) joined = std::string(body);
+      nl = text.find('\n', pos);
+      if (nl == std::string_view::npos) nl = text.size();
+      const std::string_view more = trim(strip_comment(text.substr(pos, nl - pos)));
+      pos = nl + 1;
+      joined += ' ';
+      joined += more;
+      depth = open_flow_depth(more, depth);
+    }
+    if (!joined.empty()) body = joined;
     if (indent == 0 && body == "...") {
       stopped_at_end = true;
       break;
@@ -318,6 +463,103 @@ Expected<MemInfoBlock> parse_mib(const Node* n, uint64_t where) {
   return m;
 }
 
+Expected<std::string> parse_symbol(const Node& n, std::string_view what) {
+  if (n.kind != Node::Kind::scalar || n.scalar.empty())
+    return fail(n.offset, std::string(what) + " must be a non-empty symbol name");
+  if (n.scalar.find('\x01') != std::string::npos)
+    return fail(n.offset, std::string(what) + " contains byte 0x01, the name list separator");
+  return std::string(data_access_symbol_name(n.scalar));
+}
+
+Expected<void> check_keys(const Node& n, std::initializer_list<std::string_view> allowed,
+                          std::string_view where) {
+  for (size_t i = 0; i < n.keys.size(); ++i) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok = ok || n.keys[i] == a;
+    if (!ok)
+      return fail(n.values[i].offset,
+                  "unknown key '" + n.keys[i] + "' in " + std::string(where));
+  }
+  return {};
+}
+
+// DataAccessProfiles (E.3): SampledRecords (Symbol or Hash, AccessCount, Locations),
+// KnownColdSymbols, KnownColdStrHashes. Symbol names are canonicalized as LLVM does; a
+// symbol or hash sampled twice is an error (llvm-profdata aborts on it).
+Expected<DataAccessProfile> parse_data_access(const Node& n) {
+  DataAccessProfile out;
+  if (n.kind == Node::Kind::null) return out;
+  if (n.kind != Node::Kind::map) return fail(n.offset, "DataAccessProfiles must be a mapping");
+  PROFKIT_TRY(check_keys(n, {"SampledRecords", "KnownColdSymbols", "KnownColdStrHashes"},
+                         "DataAccessProfiles"));
+  const auto list = [](const Node* l, std::string_view what) -> Expected<const Node*> {
+    if (l == nullptr || l->kind == Node::Kind::null) return nullptr;
+    if (l->kind != Node::Kind::seq) return fail(l->offset, std::string(what) + " must be a list");
+    return l;
+  };
+  PROFKIT_TRY_ASSIGN(const Node* records, list(n.get("SampledRecords"), "SampledRecords"));
+  if (records != nullptr) {
+    std::unordered_set<std::string> symbols;
+    std::unordered_set<uint64_t> hashes;
+    for (const Node& r : records->seq) {
+      if (r.kind != Node::Kind::map) return fail(r.offset, "a sampled record must be a mapping");
+      PROFKIT_TRY(check_keys(r, {"Symbol", "Hash", "AccessCount", "Locations"}, "a sampled record"));
+      DataAccessRecord rec;
+      const Node* sym = r.get("Symbol");
+      const Node* hash = r.get("Hash");
+      if ((sym == nullptr) == (hash == nullptr))
+        return fail(r.offset, "a sampled record needs exactly one of Symbol and Hash");
+      if (sym != nullptr) {
+        PROFKIT_TRY_ASSIGN(rec.symbol, parse_symbol(*sym, "Symbol"));
+        if (!symbols.insert(rec.symbol).second)
+          return fail(sym->offset, "symbol '" + rec.symbol + "' is sampled twice");
+      } else {
+        rec.is_string_literal = true;
+        PROFKIT_TRY_ASSIGN(rec.hash, parse_u64(hash, "Hash", r.offset));
+        if (!hashes.insert(rec.hash).second)
+          return fail(hash->offset, "string literal hash " + std::to_string(rec.hash) +
+                                        " is sampled twice");
+      }
+      PROFKIT_TRY_ASSIGN(rec.access_count, parse_u64(r.get("AccessCount"), "AccessCount", r.offset));
+      PROFKIT_TRY_ASSIGN(const Node* locs, list(r.get("Locations"), "Locations"));
+      if (locs != nullptr) {
+        for (const Node& l : locs->seq) {
+          if (l.kind != Node::Kind::map) return fail(l.offset, "a location must be a mapping");
+          PROFKIT_TRY(check_keys(l, {"FileName", "Line"}, "a location"));
+          const Node* file = l.get("FileName");
+          if (file == nullptr) return fail(l.offset, "missing FileName");
+          if (file->kind != Node::Kind::scalar && file->kind != Node::Kind::null)
+            return fail(file->offset, "FileName must be a string");
+          if (file->scalar.find('\x01') != std::string::npos)
+            return fail(file->offset, "FileName contains byte 0x01, the name list separator");
+          PROFKIT_TRY_ASSIGN(uint64_t line, parse_u64(l.get("Line"), "Line", l.offset));
+          if (line > UINT32_MAX) return fail(l.get("Line")->offset, "Line exceeds 32 bits");
+          rec.locations.push_back({file->scalar, static_cast<uint32_t>(line)});
+        }
+      }
+      out.records.push_back(std::move(rec));
+    }
+  }
+  PROFKIT_TRY_ASSIGN(const Node* cold, list(n.get("KnownColdSymbols"), "KnownColdSymbols"));
+  if (cold != nullptr) {
+    std::unordered_set<std::string> seen;
+    for (const Node& c : cold->seq) {
+      PROFKIT_TRY_ASSIGN(std::string name, parse_symbol(c, "a known cold symbol"));
+      if (seen.insert(name).second) out.known_cold_symbols.push_back(std::move(name));
+    }
+  }
+  PROFKIT_TRY_ASSIGN(const Node* cold_hashes,
+                     list(n.get("KnownColdStrHashes"), "KnownColdStrHashes"));
+  if (cold_hashes != nullptr) {
+    std::unordered_set<uint64_t> seen;
+    for (const Node& c : cold_hashes->seq) {
+      PROFKIT_TRY_ASSIGN(uint64_t h, parse_u64(&c, "a known cold string hash", c.offset));
+      if (seen.insert(h).second) out.known_cold_hashes.push_back(h);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_memprof_yaml(Bytes data) {
@@ -337,7 +579,7 @@ Expected<YamlMemProf> read_memprof_yaml(Bytes bytes) {
     const std::string& key = root.keys[i];
     const Node& value = root.values[i];
     if (key == "DataAccessProfiles") {
-      out.has_data_access_profile = true;
+      PROFKIT_TRY_ASSIGN(out.data.data_access, parse_data_access(value));
     } else if (key != "HeapProfileRecords") {
       return fail(value.offset, "unknown top-level key '" + key + "'");
     }

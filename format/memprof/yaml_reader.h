@@ -9,12 +9,20 @@
 //       CallSites:
 //         - Frames: [ ... ]
 //           CalleeGuids: [ 0x1111, mk ]
-//   DataAccessProfiles: ...              (recognized, not decoded)
+//   DataAccessProfiles:
+//     SampledRecords:
+//       - Symbol: name | Hash: u64         (exactly one)
+//         AccessCount: u64
+//         Locations: [ { FileName: f, Line: u32 }, ... ]
+//     KnownColdSymbols: [ name, ... ]
+//     KnownColdStrHashes: [ u64, ... ]
 //   ...
 //
 // Block and flow styles are both accepted; comment lines (the summary block `show` prints)
 // are ignored, so `llvm-profdata show --memory` output of an indexed profile is valid input.
-// Only the YAML subset these files use is supported (no anchors, tags, multi-line scalars).
+// Flow collections may span lines (LLVM wraps long ones); scalars may be plain, single-
+// or double-quoted (with YAML escapes). Only the YAML subset these files use is supported
+// (no anchors, tags, multi-line scalars).
 #pragma once
 
 #include "format/bytes/cursor.h"
@@ -23,8 +31,7 @@
 namespace profkit::memprof {
 
 struct YamlMemProf {
-  MemProfData data;
-  bool has_data_access_profile = false;  // present in the input but not carried over
+  MemProfData data;  // data.data_access holds the DataAccessProfiles section
 };
 
 // True if the input starts with "---" (how llvm-profdata recognizes MemProf YAML).

@@ -51,8 +51,6 @@ void warn_dropped(const std::vector<symbolize::MemProfInputReport>& reports) {
     if (s.pcs > s.symbolized + s.outside_binaries && s.no_debug_info > 0)
       report_warning(r.path, std::to_string(s.no_debug_info) +
                                  " PCs inside the profiled binaries have no DWARF subprogram");
-    if (r.yaml_data_access_dropped)
-      report_warning(r.path, "DataAccessProfiles are not carried over (not supported)");
   }
 }
 

@@ -27,6 +27,7 @@
 #include "format/instrprof/raw_reader.h"
 #include "format/instrprof/reader.h"
 #include "format/instrprof/text_writer.h"
+#include "format/memprof/indexed_reader.h"
 #include "io/mapped_file.h"
 #include "io/output_file.h"
 #include "tools/profkit/command.h"
@@ -134,15 +135,24 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
 }
 
 // True when the file starts with a raw or indexed IR-PGO magic (8 bytes read, nothing mapped).
-bool starts_with_instrprof_magic(const std::string& path) {
+// `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
+bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
+  *memprof_flag = false;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  uint8_t head[8];
+  uint8_t head[16];
   const ssize_t n = ::pread(fd, head, sizeof head, 0);
   ::close(fd);
-  if (n != sizeof head) return false;
-  const Bytes bytes(head, sizeof head);
-  return instrprof::has_raw_magic(bytes) || load_le<uint64_t>(head) == instrprof::kIndexedMagic;
+  if (n < 8) return false;
+  const Bytes bytes(head, 8);
+  if (load_le<uint64_t>(head) == instrprof::kIndexedMagic) {
+    if (n == sizeof head) {
+      const uint64_t version = load_le<uint64_t>(head + 8);
+      *memprof_flag = (version & 0xffffffff) >= 8 && (version & instrprof::kFlagMemProf) != 0;
+    }
+    return true;
+  }
+  return instrprof::has_raw_magic(bytes);
 }
 
 int run_merge(MergeCommand& cmd) {
@@ -187,10 +197,20 @@ int run_merge(MergeCommand& cmd) {
       inputs.push_back(*parsed);
     }
   }
-  // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc).
+  // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc). Indexed inputs
+  // whose MemProf section holds records or a data-access profile take both paths: their
+  // counters are merged as usual and their memprof data joins the memprof merge.
   std::vector<std::string> memprof_inputs;
   std::erase_if(inputs, [&](const WeightedInput& in) {
-    if (starts_with_instrprof_magic(in.path)) return false;  // the usual case: no mapping
+    bool memprof_flag = false;
+    if (starts_with_instrprof_magic(in.path, &memprof_flag)) {  // the usual case: no mapping
+      if (memprof_flag) {
+        auto f = MappedFile::open(in.path);
+        if (f && memprof::indexed_has_memprof_content(f->bytes()))
+          memprof_inputs.push_back(in.path);
+      }
+      return false;
+    }
     auto f = MappedFile::open(in.path);
     if (!f || !is_memprof_input(f->bytes())) return false;
     memprof_inputs.push_back(in.path);
