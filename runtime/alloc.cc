@@ -68,6 +68,7 @@ ThreadState* thread_state_slow() {
   g_registry_lock.unlock();
   if (state == nullptr) return nullptr;
   register_thread_stack(state);
+  forget_walks(state);  // an adopted state's memos point into its old thread's stack
   tls_state = state;
   if (!g_key_ready.load(std::memory_order_acquire)) {
     g_registry_lock.lock();

@@ -127,6 +127,23 @@ static_assert(sizeof(FrameCacheEntry) == 16);
 // Per thread state: 256 sets of 4 ways, a set per cache line. Set-associative because with
 // ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
 // were then recomputed on every allocation (a third of the run time when it happened).
+// The last walk from a call site (unwind.cc), replayed by re-reading the words it read: a
+// walk is a function of its start (pc, sp, rbp) and of those words, so while they all match,
+// the stack is the same, and at the first difference the walk goes on from there.
+inline constexpr uint32_t kWalkMemos = 4;       // per thread state, by call site
+inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_size <= 255)
+struct WalkStep {
+  uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
+  uint32_t flags;           // kStepBpKnown, kStepLast (the walk stopped at this frame)
+  uint32_t pad;
+  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read (0: not read), its value
+  uintptr_t ra_at, ra;      // the return address: where it was read, its value
+};
+struct WalkMemo {
+  uint32_t steps = 0;  // 0: nothing to replay
+  uint32_t max = 0;    // the depth it was walked with
+  WalkStep step[kWalkMemoSteps];
+};
 inline constexpr uint32_t kFrameCacheWays = 4;
 inline constexpr uint32_t kFrameCacheSets = 256;
 struct alignas(64) FrameCacheSet {
@@ -170,6 +187,7 @@ struct ThreadState {
   HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
   HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
+  WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
 };
@@ -262,6 +280,8 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max);
+// Drops the remembered walks (a state taken over by another thread, on another stack).
+void forget_walks(ThreadState* state);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
 // the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
 FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,

@@ -420,8 +420,10 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
 
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max) {
+  constexpr uint32_t kStepBpKnown = 1, kStepLast = 2;
   const uintptr_t low = state->stack_low, high = state->stack_high;
-  if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0)
+  if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0 ||
+      max > kWalkMemoSteps)
     return 0;
   // The entry point keeps a frame pointer: its caller's stack pointer is just above the
   // entry's saved rbp and return address, and the caller's rbp is the saved one.
@@ -429,27 +431,85 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   uintptr_t sp = caller_frame + 16;
   uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
   bool bp_known = true;
+  auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
+  WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> 62];
+  static_assert(kWalkMemos == 4);
   uint32_t n = 0;
-  while (n < max) {
+  // Replay: every address the memo holds was checked to lie in this thread's stack when it
+  // was recorded (memos are dropped when a state changes threads), so re-reading is safe.
+  if (memo.steps != 0 && memo.max == max && memo.step[0].pc == pc && memo.step[0].sp == sp &&
+      memo.step[0].bp == bp) {
+    for (; n < memo.steps; ++n) {
+      const WalkStep& st = memo.step[n];
+      if (!(st.flags & kStepLast) &&
+          ((st.bp_at != 0 && load(st.bp_at) != st.bp_val) || load(st.ra_at) != st.ra)) {
+        pc = st.pc;  // this frame's registers are the same; what it read differs
+        sp = st.sp;
+        bp = st.bp;
+        bp_known = st.flags & kStepBpKnown;
+        break;
+      }
+      out[n] = st.pc;
+      if ((st.flags & kStepLast) || st.ra == 0) return n + 1;
+    }
+    if (n == memo.steps) {  // a memo always ends with its walk's end; never replay past it
+      n = 0;
+      pc = caller_return;
+      sp = caller_frame + 16;
+      bp = load(caller_frame);
+      bp_known = true;
+    }
+  }
+  // Walk (on from the first difference), recording each step for the next replay.
+  memo.max = max;
+  for (;;) {
+    WalkStep& st = memo.step[n];
+    st.pc = pc;
+    st.sp = sp;
+    st.bp = bp;
+    st.flags = bp_known ? kStepBpKnown : 0;
+    st.bp_at = 0;
     out[n++] = pc;
     if (n == max) break;
     const FrameRule rule = rule_for(state, pc);
     if (rule.kind == FrameRule::outermost) break;
-    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known)) return 0;
+    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known)) {
+      memo.steps = 0;
+      return 0;
+    }
     const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
-    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return 0;
+    if (cfa <= sp || cfa > high || (cfa & 7) != 0) {
+      memo.steps = 0;
+      return 0;
+    }
     if (rule.rbp == FrameRule::rbp_saved) {
       const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
-      if (slot < sp) return 0;
-      bp = *reinterpret_cast<const uintptr_t*>(slot);
+      if (slot < sp) {
+        memo.steps = 0;
+        return 0;
+      }
+      bp = load(slot);
+      st.bp_at = slot;
+      st.bp_val = bp;
     } else if (rule.rbp == FrameRule::rbp_lost) {
       bp_known = false;
     }
-    pc = reinterpret_cast<const uintptr_t*>(cfa)[-1];
+    st.ra_at = cfa - 8;
+    pc = load(cfa - 8);
+    st.ra = pc;
     sp = cfa;
-    if (pc == 0) break;  // a thread's or the process's first frame
+    if (pc == 0) {  // a thread's or the process's first frame
+      memo.steps = n;
+      return n;
+    }
   }
+  memo.step[n - 1].flags |= kStepLast;
+  memo.steps = n;
   return n;
+}
+
+void forget_walks(ThreadState* state) {
+  for (WalkMemo& memo : state->walk_memo) memo.steps = 0;
 }
 
 }  // namespace profkit::rt
