@@ -235,6 +235,32 @@ void merge_mib(MemInfoBlock& m, std::vector<uint64_t>& m_hist, const MemInfoBloc
   if (!m_hist.empty()) m.AccessHistogramSize = static_cast<uint32_t>(m_hist.size());
 }
 
+// Folds one profile's entries (MIBs or stacks) into `out`, keyed by stack id through
+// `index`: the first entry of an id is kept, a later one goes to `same_id(kept, entry)`,
+// which may fail. `in_place`: `out` holds the entries themselves (the first profile's), so
+// kept ones are compacted toward the front; otherwise `items` are appended.
+template <class T, class SameId>
+Expected<void> fold_by_stack_id(std::vector<T>& out, std::vector<T>& items, bool in_place,
+                                instrprof::FlatMap64& index, SameId same_id) {
+  std::vector<T>& source = in_place ? out : items;
+  size_t kept = in_place ? 0 : out.size();
+  index.reserve(kept + source.size());
+  for (T& item : source) {
+    const uint32_t at = index.insert(item.stack_id, static_cast<uint32_t>(kept));
+    if (at != kept) {
+      PROFKIT_TRY(same_id(out[at], item));
+    } else if (in_place) {
+      if (&out[kept] != &item) out[kept] = std::move(item);
+      ++kept;
+    } else {
+      out.push_back(std::move(item));
+      ++kept;
+    }
+  }
+  if (in_place) out.resize(kept);
+  return {};
+}
+
 Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   MergedRaw out;
   if (profiles.empty()) return out;
@@ -253,42 +279,19 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
       out.mibs = std::move(p.mibs);
       out.stacks = std::move(p.stacks);
     }
-    std::vector<RawMib>& mibs = in_place ? out.mibs : p.mibs;
-    size_t kept = in_place ? 0 : out.mibs.size();
-    mib_index.reserve(kept + mibs.size());
-    for (RawMib& r : mibs) {
-      const uint32_t at = mib_index.insert(r.stack_id, static_cast<uint32_t>(kept));
-      if (at != kept) {
-        RawMib& m = out.mibs[at];
-        merge_mib(m.mib, m.histogram, r.mib, r.histogram);
-      } else if (in_place) {
-        if (&out.mibs[kept] != &r) out.mibs[kept] = std::move(r);
-        ++kept;
-      } else {
-        out.mibs.push_back(std::move(r));
-        ++kept;
-      }
-    }
-    if (in_place) out.mibs.resize(kept);
-    std::vector<RawStack>& stacks = in_place ? out.stacks : p.stacks;
-    kept = in_place ? 0 : out.stacks.size();
-    stack_index.reserve(kept + stacks.size());
-    for (RawStack& st : stacks) {
-      const uint32_t at = stack_index.insert(st.stack_id, static_cast<uint32_t>(kept));
-      if (at != kept) {
-        if (!std::equal(out.stacks[at].pcs.begin(), out.stacks[at].pcs.end(), st.pcs.begin(),
-                        st.pcs.end()))
+    PROFKIT_TRY(fold_by_stack_id(out.mibs, p.mibs, in_place, mib_index,
+                                 [](RawMib& kept, RawMib& r) -> Expected<void> {
+                                   merge_mib(kept.mib, kept.histogram, r.mib, r.histogram);
+                                   return {};
+                                 }));
+    PROFKIT_TRY(fold_by_stack_id(
+        out.stacks, p.stacks, in_place, stack_index,
+        [](RawStack& kept, RawStack& st) -> Expected<void> {
+          if (std::equal(kept.pcs.begin(), kept.pcs.end(), st.pcs.begin(), st.pcs.end()))
+            return {};
           return malformed(st.file_offset, "memprof raw profile got different call stack for id " +
                                                std::to_string(st.stack_id));
-      } else if (in_place) {
-        if (&out.stacks[kept] != &st) out.stacks[kept] = std::move(st);
-        ++kept;
-      } else {
-        out.stacks.push_back(std::move(st));
-        ++kept;
-      }
-    }
-    if (in_place) out.stacks.resize(kept);
+        }));
     out.pc_pools.push_back(std::move(p.pc_pool));
   }
   out.mib_stack.reserve(out.mibs.size());
