@@ -544,10 +544,7 @@ void reset_profile() {
 
 void dump_lock_for_fork() { g_dump_lock.lock(); }
 void dump_unlock_after_fork(bool child) {
-  if (child)
-    g_dump_lock.reset();
-  else
-    g_dump_lock.unlock();
+  g_dump_lock.unlock_after_fork(child);
 }
 
 void after_fork_child_tables() {

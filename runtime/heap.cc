@@ -115,10 +115,7 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
 
 void heap_lock_for_fork() { g_span_lock.lock(); }
 void heap_unlock_after_fork(bool child) {
-  if (child)
-    g_span_lock.reset();
-  else
-    g_span_lock.unlock();
+  g_span_lock.unlock_after_fork(child);
 }
 
 }  // namespace profkit::rt

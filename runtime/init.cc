@@ -265,10 +265,7 @@ void arena_free(void* p, size_t size) {
 
 void arena_lock_for_fork() { g_arena_lock.lock(); }
 void arena_unlock_after_fork(bool child) {
-  if (child)
-    g_arena_lock.reset();
-  else
-    g_arena_lock.unlock();
+  g_arena_lock.unlock_after_fork(child);
 }
 
 // ---- time and cpu --------------------------------------------------------------------

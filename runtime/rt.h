@@ -38,6 +38,14 @@ class SpinLock {
   }
   void unlock() { state_.store(0, std::memory_order_release); }
   void reset() { state_.store(0, std::memory_order_relaxed); }
+  // After fork (the lock taken in the prepare handler): the child, alone now, starts it
+  // free; the parent releases it.
+  void unlock_after_fork(bool child) {
+    if (child)
+      reset();
+    else
+      unlock();
+  }
 
  private:
   PROFKIT_RT_NOINLINE void lock_slow();
@@ -146,6 +154,8 @@ struct WalkMemo {
 };
 inline constexpr uint32_t kFrameCacheWays = 4;
 inline constexpr uint32_t kFrameCacheSets = 256;
+static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
+              (kWalkMemos & (kWalkMemos - 1)) == 0, "indexed by the top bits of a hash");
 struct alignas(64) FrameCacheSet {
   FrameCacheEntry ways[kFrameCacheWays];
 };

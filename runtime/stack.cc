@@ -36,13 +36,13 @@ constexpr size_t kHugePage = size_t{2} << 20;
 uintptr_t g_node_base = 0;
 std::atomic<size_t> g_node_used{0};
 
-// Reserves `bytes` aligned to a huge page, asking for huge pages when `huge`.
-void* reserve(size_t bytes, bool huge) {
+// Reserves `bytes` aligned to a huge page and backed by huge pages where the kernel can.
+uintptr_t reserve_huge(size_t bytes) {
   auto* p = static_cast<char*>(os_map_noreserve(bytes + kHugePage));
-  if (p == nullptr) return nullptr;
+  if (p == nullptr) return 0;
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  if (huge) madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+  return aligned;
 }
 
 void* node_alloc(size_t bytes) {
@@ -152,11 +152,11 @@ uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, ui
 }  // namespace
 
 bool depot_init() {
-  g_node_base = reinterpret_cast<uintptr_t>(reserve(kNodeSpace, true));
+  g_node_base = reserve_huge(kNodeSpace);
   // Chains stay on small pages: a program with a handful of stacks would otherwise hold
   // a huge page per chain it touches (measured: no speed gain on 262 144 stacks).
   g_buckets = static_cast<std::atomic<DepotNode*>*>(
-      reserve(sizeof(std::atomic<DepotNode*>) << kBucketBits, false));
+      os_map_noreserve(sizeof(std::atomic<DepotNode*>) << kBucketBits));
   return g_buckets != nullptr;
 }
 

@@ -432,8 +432,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
   bool bp_known = true;
   auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
-  WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> 62];
-  static_assert(kWalkMemos == 4);
+  constexpr int kMemoBits = __builtin_ctz(kWalkMemos);
+  WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
   uint32_t n = 0;
   // Replay: every address the memo holds was checked to lie in this thread's stack when it
   // was recorded (memos are dropped when a state changes threads), so re-reading is safe.
