@@ -150,6 +150,7 @@ struct WalkStep {
 struct WalkMemo {
   uint32_t steps = 0;  // 0: nothing to replay
   uint32_t max = 0;    // the depth it was walked with
+  uint32_t context_id = 0;  // the depot id of the walk it holds; 0 until interned
   WalkStep step[kWalkMemoSteps];
 };
 inline constexpr uint32_t kFrameCacheWays = 4;
@@ -288,8 +289,10 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame);
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // Walks the stack with unwind tables from an entry point's return address and frame (see
 // capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
+// `*memo` is the memo now holding this walk (nullptr if none): its context_id, when not 0,
+// is the walk's depot id, because a whole replay gives back the very same frames.
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max);
+                            uintptr_t* out, uint32_t max, WalkMemo** memo);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in

@@ -178,8 +178,17 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   const uint32_t depth = g.stack_depth;
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
-    if (!g.options.use_libunwind.value && tls_state != nullptr)
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth);
+    if (!g.options.use_libunwind.value && tls_state != nullptr) {
+      WalkMemo* memo = nullptr;
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo);
+      if (n != 0 && memo != nullptr) {
+        // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
+        if (memo->context_id != 0) return memo->context_id;
+        const uint32_t id = intern(tls_state, pcs, n);
+        if (memo->steps != 0) memo->context_id = id;
+        return id;
+      }
+    }
     if (n == 0) {
       void* frames[256 + kSkipMax];
       const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));

@@ -419,8 +419,9 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
 }  // namespace
 
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max) {
+                            uintptr_t* out, uint32_t max, WalkMemo** memo_out) {
   constexpr uint32_t kStepBpKnown = 1, kStepLast = 2;
+  *memo_out = nullptr;
   const uintptr_t low = state->stack_low, high = state->stack_high;
   if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0 ||
       max > kWalkMemoSteps)
@@ -434,6 +435,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
   constexpr int kMemoBits = __builtin_ctz(kWalkMemos);
   WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+  *memo_out = &memo;
   uint32_t n = 0;
   // Replay: every address the memo holds was checked to lie in this thread's stack when it
   // was recorded (memos are dropped when a state changes threads), so re-reading is safe.
@@ -450,7 +452,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
         break;
       }
       out[n] = st.pc;
-      if ((st.flags & kStepLast) || st.ra == 0) return n + 1;
+      if ((st.flags & kStepLast) || st.ra == 0) return n + 1;  // the whole walk: same id
     }
     if (n == memo.steps) {  // a memo always ends with its walk's end; never replay past it
       n = 0;
@@ -462,6 +464,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   }
   // Walk (on from the first difference), recording each step for the next replay.
   memo.max = max;
+  memo.context_id = 0;  // a different walk: interned anew
   for (;;) {
     WalkStep& st = memo.step[n];
     st.pc = pc;
@@ -509,7 +512,10 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
 }
 
 void forget_walks(ThreadState* state) {
-  for (WalkMemo& memo : state->walk_memo) memo.steps = 0;
+  for (WalkMemo& memo : state->walk_memo) {
+    memo.steps = 0;
+    memo.context_id = 0;
+  }
 }
 
 }  // namespace profkit::rt
