@@ -136,23 +136,39 @@ static_assert(sizeof(FrameCacheEntry) == 16);
 // ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
 // were then recomputed on every allocation (a third of the run time when it happened).
 // The last walk from a call site (unwind.cc), replayed by re-reading the words it read: a
-// walk is a function of its start (pc, sp, rbp) and of those words, so while they all match,
-// the stack is the same, and at the first difference the walk goes on from there.
+// walk is a function of its registers (pc, sp, rbp) at any frame and of the words it reads
+// from there on, so once a new walk reaches a frame of the memo's walk with the very same
+// registers, the rest is the memo's while those words match; at the first difference the
+// walk goes on from there. Steps are kept outermost first, so a walk that differs only
+// near the leaf (a recursion one level deeper or shallower) rewrites only those steps.
 inline constexpr uint32_t kWalkMemos = 4;       // per thread state, by call site
 inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_size <= 255)
 struct WalkStep {
   uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
-  uint32_t flags;           // kStepBpKnown, kStepLast (the walk stopped at this frame)
+  uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
   uint32_t pad;
   uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read (0: not read), its value
   uintptr_t ra_at, ra;      // the return address: where it was read, its value
+  uint64_t hash;            // stack_hash over the memo's frames from its outermost to this one
 };
 struct WalkMemo {
-  uint32_t steps = 0;  // 0: nothing to replay
-  uint32_t max = 0;    // the depth it was walked with
-  uint32_t context_id = 0;  // the depot id of the walk it holds; 0 until interned
-  WalkStep step[kWalkMemoSteps];
+  uint32_t first = 0, end = 0;  // its steps: [first, end) of its buffer, outermost first
+  uint32_t max = 0;             // the depth it was walked with
+  uint32_t context_id = 0;      // the depot id of the walk it holds; 0 until interned
+  uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
 };
+// The stack hash the depot keys on, folded from the outermost frame inward so that a walk
+// sharing its outer frames with the memo's extends the memo's hash (stack.cc, unwind.cc).
+inline constexpr uint64_t kStackHashSeed = 0x9E3779B97F4A7C15ull;
+inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) {
+  h ^= pc;
+  h *= 0xFF51AFD7ED558CCDull;
+  return h ^ (h >> 32);
+}
+inline uint64_t stack_hash_final(uint64_t h, uint32_t n) {
+  h ^= uint64_t{n} * 0xC4CEB9FE1A85EC53ull;
+  return h != 0 ? h : 1;  // 0 means "not known" to the depot
+}
 inline constexpr uint32_t kFrameCacheWays = 4;
 inline constexpr uint32_t kFrameCacheSets = 256;
 static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
@@ -199,6 +215,8 @@ struct ThreadState {
   HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
   WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
+  uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
+  WalkStep walk_buf[kWalkMemos + 1][kWalkMemoSteps];
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
 };
@@ -287,12 +305,15 @@ uint32_t current_cpu();
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame);
 // PCs (return addresses) of a depot id; nullptr if unknown.
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
+// Starts loading the stack of `id` into the cache (a dump reads stacks in MIB order).
+void depot_prefetch(uint32_t id);
 // Walks the stack with unwind tables from an entry point's return address and frame (see
 // capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
 // `*memo` is the memo now holding this walk (nullptr if none): its context_id, when not 0,
-// is the walk's depot id, because a whole replay gives back the very same frames.
+// is the walk's depot id, because a whole replay gives back the very same frames. `*hash`
+// is the walk's stack hash (stack_hash_final) when the memo knew it, else 0.
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo);
+                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in

@@ -54,14 +54,11 @@ void* node_alloc(size_t bytes) {
   return arena_alloc(bytes);  // no reservation, or 16 GiB of stacks: the arena serves
 }
 
+// Folded from the outermost frame in, as the walker's memo does (rt.h).
 uint64_t hash_pcs(const uintptr_t* pcs, uint32_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-  for (uint32_t i = 0; i < n; ++i) {
-    h ^= pcs[i];
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
-  }
-  return h;
+  uint64_t h = kStackHashSeed;
+  for (uint32_t i = n; i-- > 0;) h = stack_hash_step(h, pcs[i]);
+  return stack_hash_final(h, n);
 }
 
 bool same(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n) {
@@ -76,9 +73,10 @@ bool same(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n
 // first time. Each node links to the next node its thread inserted; a lookup tries the
 // previous hit's successor first, which needs no bucket access (a cache and TLB miss per
 // allocation when a program has many stacks: 262 144 in the tree builder).
-uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n) {
+// `hash` is hash_pcs(pcs, n) when the caller knows it, else 0.
+uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t hash) {
   if (PROFKIT_RT_UNLIKELY(g_buckets == nullptr)) return 0;
-  const uint64_t hash = hash_pcs(pcs, n);
+  if (hash == 0) hash = hash_pcs(pcs, n);
   DepotNode* const guess = state != nullptr ? static_cast<DepotNode*>(state->depot_guess) : nullptr;
   if (guess != nullptr && same(guess, hash, pcs, n)) {
     state->depot_guess = guess->successor.load(std::memory_order_acquire);
@@ -180,13 +178,12 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       WalkMemo* memo = nullptr;
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo);
+      uint64_t hash = 0;
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo, &hash);
       if (n != 0 && memo != nullptr) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
         if (memo->context_id != 0) return memo->context_id;
-        const uint32_t id = intern(tls_state, pcs, n);
-        if (memo->steps != 0) memo->context_id = id;
-        return id;
+        return memo->context_id = intern(tls_state, pcs, n, hash);
       }
     }
     if (n == 0) {
@@ -205,7 +202,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     }
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);
-  return intern(tls_state, pcs, n);
+  return intern(tls_state, pcs, n, 0);
 }
 
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size) {
@@ -214,6 +211,14 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size) {
   if (node == nullptr) return nullptr;
   *size = node->size;
   return node->pcs;
+}
+
+void depot_prefetch(uint32_t id) {
+  if (id == 0 || id >= kMaxIds) return;
+  const DepotNode* node = g_by_id[id].load(std::memory_order_relaxed);
+  if (node == nullptr) return;
+  __builtin_prefetch(node);
+  __builtin_prefetch(reinterpret_cast<const char*>(node) + 128);
 }
 
 uint32_t depot_size() {

@@ -419,12 +419,15 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
 }  // namespace
 
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo_out) {
-  constexpr uint32_t kStepBpKnown = 1, kStepLast = 2;
+                            uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out) {
+  // Step flags. A walk ends at an outermost frame, at a return address of 0 (the step that
+  // read it is the last), or cut at `max` frames (nothing was read at the cut step).
+  constexpr uint32_t kStepBpKnown = 1, kStepOutermost = 2, kStepCut = 4;
   *memo_out = nullptr;
+  *hash_out = 0;
   const uintptr_t low = state->stack_low, high = state->stack_high;
   if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0 ||
-      max > kWalkMemoSteps)
+      max == 0 || max > kWalkMemoSteps)
     return 0;
   // The entry point keeps a frame pointer: its caller's stack pointer is just above the
   // entry's saved rbp and return address, and the caller's rbp is the saved one.
@@ -435,87 +438,163 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
   constexpr int kMemoBits = __builtin_ctz(kWalkMemos);
   WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
-  *memo_out = &memo;
-  uint32_t n = 0;
-  // Replay: every address the memo holds was checked to lie in this thread's stack when it
-  // was recorded (memos are dropped when a state changes threads), so re-reading is safe.
-  if (memo.steps != 0 && memo.max == max && memo.step[0].pc == pc && memo.step[0].sp == sp &&
-      memo.step[0].bp == bp) {
-    for (; n < memo.steps; ++n) {
-      const WalkStep& st = memo.step[n];
-      if (!(st.flags & kStepLast) &&
-          ((st.bp_at != 0 && load(st.bp_at) != st.bp_val) || load(st.ra_at) != st.ra)) {
-        pc = st.pc;  // this frame's registers are the same; what it read differs
-        sp = st.sp;
-        bp = st.bp;
-        bp_known = st.flags & kStepBpKnown;
-        break;
-      }
-      out[n] = st.pc;
-      if ((st.flags & kStepLast) || st.ra == 0) return n + 1;  // the whole walk: same id
-    }
-    if (n == memo.steps) {  // a memo always ends with its walk's end; never replay past it
-      n = 0;
-      pc = caller_return;
-      sp = caller_frame + 16;
-      bp = load(caller_frame);
-      bp_known = true;
-    }
-  }
-  // Walk (on from the first difference), recording each step for the next replay.
-  memo.max = max;
-  memo.context_id = 0;  // a different walk: interned anew
-  for (;;) {
-    WalkStep& st = memo.step[n];
-    st.pc = pc;
-    st.sp = sp;
-    st.bp = bp;
-    st.flags = bp_known ? kStepBpKnown : 0;
-    st.bp_at = 0;
-    out[n++] = pc;
-    if (n == max) break;
+  // Every address the memo holds was checked to lie in this thread's stack when it was
+  // recorded (memos are dropped when a state changes threads), so re-reading is safe.
+  WalkStep* const old = state->walk_buf[memo.buf];
+  // New steps go to the spare buffer, leaf at `top` and outward below it, so a walk of up
+  // to `max` frames fits and the memo's own steps stay intact until the walk succeeds.
+  WalkStep* const fresh = state->walk_buf[state->walk_spare];
+  const uint32_t top = max - 1;
+  uint32_t n = 0;  // frames out so far
+  WalkStep* st = nullptr;
+
+  // One step outward from the frame `st` records (registers pc, sp, bp): its rule, the
+  // words it reads, the caller's registers.
+  enum class Next { frame, end, fail };
+  auto advance = [&]() -> Next {
     const FrameRule rule = rule_for(state, pc);
-    if (rule.kind == FrameRule::outermost) break;
-    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known)) {
-      memo.steps = 0;
-      return 0;
+    if (rule.kind == FrameRule::outermost) {
+      st->flags |= kStepOutermost;
+      return Next::end;
     }
+    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known))
+      return Next::fail;
     const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
-    if (cfa <= sp || cfa > high || (cfa & 7) != 0) {
-      memo.steps = 0;
-      return 0;
-    }
+    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return Next::fail;
     if (rule.rbp == FrameRule::rbp_saved) {
       const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
-      if (slot < sp) {
-        memo.steps = 0;
-        return 0;
-      }
+      if (slot < sp) return Next::fail;
       bp = load(slot);
-      st.bp_at = slot;
-      st.bp_val = bp;
+      st->bp_at = slot;
+      st->bp_val = bp;
     } else if (rule.rbp == FrameRule::rbp_lost) {
       bp_known = false;
     }
-    st.ra_at = cfa - 8;
+    st->ra_at = cfa - 8;
     pc = load(cfa - 8);
-    st.ra = pc;
+    st->ra = pc;
     sp = cfa;
-    if (pc == 0) {  // a thread's or the process's first frame
-      memo.steps = n;
-      return n;
+    return pc == 0 ? Next::end : Next::frame;  // 0: a thread's or the process's first frame
+  };
+  // The memo becomes the fresh buffer's `count` steps; their hashes are folded outward-in.
+  auto adopt_fresh = [&](uint32_t count) {
+    const uint32_t first = top + 1 - count;
+    uint64_t h = kStackHashSeed;
+    for (uint32_t x = first; x <= top; ++x) fresh[x].hash = h = stack_hash_step(h, fresh[x].pc);
+    const uint32_t spare = memo.buf;
+    memo.buf = state->walk_spare;
+    state->walk_spare = spare;
+    memo.first = first;
+    memo.end = top + 1;
+    memo.max = max;
+    memo.context_id = 0;
+    *memo_out = &memo;
+    *hash_out = stack_hash_final(h, count);
+    return count;
+  };
+
+  // Walk from the leaf until a frame has the registers of one of the memo's frames (the
+  // memo's stack pointers grow toward `first`, so one cursor moving outward finds it), then
+  // replay the memo from there while the words it read are the same. Where one differs,
+  // walk on from that frame (copying the replayed frames to the fresh buffer) and look for
+  // the memo again further out: a recursion often differs in a middle frame only.
+  bool matching = memo.end > memo.first && memo.max == max;
+  uint32_t j = matching ? memo.end - 1 : 0;
+  uint32_t m = 0, i = 0;
+  for (;;) {
+    for (;;) {
+      while (matching && old[j].sp < sp) {
+        if (j == memo.first)
+          matching = false;
+        else
+          --j;
+      }
+      if (matching && old[j].sp == sp && old[j].pc == pc && old[j].bp == bp &&
+          ((old[j].flags & kStepBpKnown) != 0) == bp_known)
+        break;
+      st = &fresh[top - n];
+      st->pc = pc;
+      st->sp = sp;
+      st->bp = bp;
+      st->flags = bp_known ? kStepBpKnown : 0;
+      st->bp_at = 0;
+      st->ra_at = 0;
+      st->ra = 0;
+      out[n++] = pc;
+      if (n == max) {
+        st->flags |= kStepCut;
+        return adopt_fresh(n);
+      }
+      const Next next = advance();
+      if (next == Next::fail) return 0;
+      if (next == Next::end) return adopt_fresh(n);
     }
+    m = n;  // frames in the fresh buffer, below the memo's frame j
+    bool differs = false;
+    for (i = j;; --i) {
+      const WalkStep& o = old[i];
+      out[n++] = o.pc;
+      if (n == max || (o.flags & kStepOutermost)) break;
+      if ((o.flags & kStepCut) || (o.bp_at != 0 && load(o.bp_at) != o.bp_val) ||
+          load(o.ra_at) != o.ra) {
+        differs = true;  // frame i's registers are the memo's; what it reads is not
+        break;
+      }
+      if (o.ra == 0) break;  // the memo's walk ended at a zero return address: so does this one
+      // A step that read its caller's frame always has one: i > first.
+    }
+    if (!differs) break;
+    for (uint32_t x = j;; --x) {
+      fresh[top - m - (j - x)] = old[x];
+      if (x == i) break;
+    }
+    st = &fresh[top - (n - 1)];
+    pc = st->pc;
+    sp = st->sp;
+    bp = st->bp;
+    bp_known = (st->flags & kStepBpKnown) != 0;
+    st->flags &= kStepBpKnown;
+    st->bp_at = 0;
+    const Next next = advance();
+    if (next == Next::fail) return 0;
+    if (next == Next::end) return adopt_fresh(n);
+    matching = i > memo.first;
+    if (matching) j = i - 1;
   }
-  memo.step[n - 1].flags |= kStepLast;
-  memo.steps = n;
+  // The walk is the fresh frames, then the memo's frames j..i: they replace the memo's
+  // frames below j (where there is room; else the fresh buffer takes the whole walk).
+  if (j + m >= kWalkMemoSteps) {
+    for (uint32_t x = j;; --x) {
+      fresh[top - m - (j - x)] = old[x];
+      if (x == i) break;
+    }
+    if (n == max && !(fresh[top - (n - 1)].flags & kStepOutermost) && fresh[top - (n - 1)].ra != 0)
+      fresh[top - (n - 1)].flags |= kStepCut;
+    return adopt_fresh(n);
+  }
+  const bool whole_replay = m == 0 && j + 1 == memo.end;
+  if (m != 0) {
+    __builtin_memcpy(&old[j + 1], &fresh[top + 1 - m], sizeof(WalkStep) * m);
+    uint64_t h = old[j].hash;
+    for (uint32_t x = j + 1; x <= j + m; ++x) old[x].hash = h = stack_hash_step(h, old[x].pc);
+  }
+  memo.end = j + m + 1;
+  if (!whole_replay) memo.context_id = 0;
+  *memo_out = &memo;
+  // The memo's hash covers its frames from `first`: it is this walk's when the replay got there.
+  if (i == memo.first) *hash_out = stack_hash_final(old[memo.end - 1].hash, n);
   return n;
 }
 
 void forget_walks(ThreadState* state) {
-  for (WalkMemo& memo : state->walk_memo) {
-    memo.steps = 0;
+  for (uint32_t i = 0; i < kWalkMemos; ++i) {
+    WalkMemo& memo = state->walk_memo[i];
+    memo.first = memo.end = 0;
+    memo.max = 0;
     memo.context_id = 0;
+    memo.buf = i;
   }
+  state->walk_spare = kWalkMemos;
 }
 
 }  // namespace profkit::rt

@@ -371,6 +371,10 @@ TEST(Default, OwnUnwinderGivesLibunwindsStacks) {
   const Contexts own = profile_one(b, true, "unwind-own", "");
   const Contexts libunwind = profile_one(b, true, "unwind-libunwind", "use_libunwind=1");
   EXPECT_GE(own.size(), 5u);
+  // grow(5): 63 nodes, each a distinct path of left/right calls, allocating twice.
+  size_t grown = 0;
+  for (const auto& [k, v] : own) grown += k.find("_Z4growil") != std::string::npos;
+  EXPECT_EQ(grown, 126u);
   expect_same(libunwind, own, "own walker vs libunwind");
 }
 

@@ -1,6 +1,8 @@
 // Allocations made inside libstdc++ (built without frame pointers): std::string growth,
 // std::map nodes, std::vector growth, std::unordered_map buckets. The recorded contexts
-// must be the same on every run.
+// must be the same on every run. A recursive tree builder adds stacks that differ from
+// the previous allocation's only in middle frames (siblings at the same stack depth), where
+// the walker's memo must notice the difference and rejoin further out.
 #include <cstdio>
 #include <map>
 #include <string>
@@ -14,7 +16,33 @@ __attribute__((noinline, disable_tail_calls)) std::string make_key(int i) {
   return s;
 }
 
+struct Node {
+  Node* left;
+  Node* right;
+  std::vector<long> data;
+};
+
+__attribute__((noinline, disable_tail_calls)) Node* grow(int depth, long v) {
+  Node* n = new Node{nullptr, nullptr, {}};
+  n->data.reserve(4 + static_cast<size_t>(depth));  // allocated inside libstdc++
+  n->data.push_back(v);
+  if (depth > 0) {
+    n->left = grow(depth - 1, 2 * v);
+    n->right = grow(depth - 1, 2 * v + 1);
+  }
+  return n;
+}
+
+long fell(Node* n) {
+  if (n == nullptr) return 0;
+  const long s = n->data[0] + fell(n->left) + fell(n->right);
+  delete n;
+  return s;
+}
+
 int main() {
+  long grown = 0;
+  for (int round = 0; round < 3; round++) grown += fell(grow(5, round));
   std::map<std::string, std::vector<int>> ordered;
   std::unordered_map<std::string, int> hashed;
   for (int i = 0; i < 2000; i++) {
@@ -24,6 +52,6 @@ int main() {
   }
   long total = 0;
   for (auto &kv : ordered) total += (long)kv.second.size();
-  std::printf("%ld %zu\n", total, hashed.size());
+  std::printf("%ld %zu %ld\n", total, hashed.size(), grown);
   return 0;
 }
