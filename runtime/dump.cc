@@ -77,6 +77,16 @@ int collect_segment(dl_phdr_info* info, size_t, void* arg) {
 // Streams the profile through one fixed buffer to the target file, so a dump needs no
 // memory proportional to the profile (the size is computed first and written in the
 // header; the file only becomes visible, by rename, once every byte is written).
+// Little-endian words into memory the caller has room for (Sink::room).
+struct Fields {
+  uint8_t* p;
+  template <class T>
+  void field(T v) {
+    __builtin_memcpy(p, &v, sizeof(T));
+    p += sizeof(T);
+  }
+};
+
 struct Sink {
   static constexpr uint64_t kCapacity = uint64_t{1} << 20;
   uint8_t* data = nullptr;
@@ -104,6 +114,14 @@ struct Sink {
       return;
     }
     for (size_t i = 0; i < sizeof(T); ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  // The next `bytes` bytes of the buffer, to be filled by the caller (at most kCapacity).
+  uint8_t* room(uint64_t bytes) {
+    if (PROFKIT_RT_UNLIKELY(kCapacity - used < bytes)) flush();
+    uint8_t* p = data + used;
+    used += bytes;
+    pos += bytes;
+    return p;
   }
   void u64(uint64_t v) { word(v); }
   void u32(uint32_t v) { word(v); }
@@ -385,12 +403,28 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
     seen[id / 64] |= uint64_t{1} << (id % 64);
     return fresh;
   };
+  // Each entry's stack depth (kNoStack: not written), so the MIB pass needs no depot lookup;
+  // the depot's nodes are far apart, so lookups run a few entries ahead with a prefetch.
+  constexpr uint32_t kNoStack = ~uint32_t{0};
+  constexpr uint32_t kAhead = 8;
+  uint64_t entry_count = 0;
+  for (uint32_t t = 0; t < count; ++t) entry_count += tables[t]->size;
+  const uint64_t depth_bytes = sizeof(uint32_t) * (entry_count + 1);
+  auto* depth = static_cast<uint32_t*>(arena_alloc(depth_bytes));
+  if (depth == nullptr) {
+    report_write_error("cannot allocate the stack depths for", "profile", ENOMEM);
+    arena_free(seen, bitmap_bytes);
+    return;
+  }
   uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
-  for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->size; ++i) {
+  for (uint32_t t = 0, at = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
+      if (i + kAhead < tables[t]->size) depot_prefetch(tables[t]->entries[i + kAhead].context_id);
       uint32_t n = 0;
+      depth[at] = kNoStack;
       if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
+      depth[at] = n;
       ++mib_count;
       histogram_entries += e.mib.AccessHistogramSize;
       if (first_time(e.context_id)) {
@@ -405,6 +439,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   Target target_file;
   Sink out;
   if (!open_target(&target_file, &out)) {
+    arena_free(depth, depth_bytes);
     arena_free(seen, bitmap_bytes);
     return;
   }
@@ -425,15 +460,16 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   }
   out.pad8();
   out.u64(mib_count);
-  for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->size; ++i) {
+  for (uint32_t t = 0, at = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
-      uint32_t n = 0;
-      if (e.context_id == 0 || depot_stack(e.context_id, &n) == nullptr) continue;
-      out.u64(e.context_id);
+      if (depth[at] == kNoStack) continue;
       MemInfoBlock m = e.mib;
       m.AccessHistogram = 0;  // a runtime pointer in LLVM's files; readers ignore it
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) out.field(static_cast<Type>(m.Name));
+      // The id and the fields, little-endian, straight into the buffer.
+      Fields f{out.room(8 + kMibSize)};
+      f.field(uint64_t{e.context_id});
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) f.field(static_cast<Type>(m.Name));
 #include "format/memprof/mib_fields.def"
       const auto* h = reinterpret_cast<const uint64_t*>(e.mib.AccessHistogram);
       for (uint32_t k = 0; k < e.mib.AccessHistogramSize; ++k)
@@ -442,19 +478,25 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   out.pad8();
   out.u64(stack_count);
   for (uint64_t w = 0; w < bitmap_bytes / 8; ++w) seen[w] = 0;
-  for (uint32_t t = 0; t < count; ++t)
-    for (uint32_t i = 0; i < tables[t]->size; ++i) {
+  for (uint32_t t = 0, at = 0; t < count; ++t)
+    for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
+      if (i + kAhead < tables[t]->size) depot_prefetch(tables[t]->entries[i + kAhead].context_id);
+      if (depth[at] == kNoStack || !first_time(e.context_id)) continue;
       uint32_t n = 0;
-      const uintptr_t* pcs = e.context_id ? depot_stack(e.context_id, &n) : nullptr;
-      if (pcs == nullptr || !first_time(e.context_id)) continue;
-      out.u64(e.context_id);
-      out.u64(n);
-      for (uint32_t k = 0; k < n; ++k) out.u64(pcs[k] - 1);  // return address - 1 (A.10)
+      const uintptr_t* pcs = depot_stack(e.context_id, &n);
+      uint8_t* p = out.room(16 + 8 * uint64_t{n});
+      const uint64_t head[2] = {e.context_id, n};
+      __builtin_memcpy(p, head, sizeof(head));
+      for (uint32_t k = 0; k < n; ++k) {
+        const uint64_t pc = pcs[k] - 1;  // return address - 1 (A.10)
+        __builtin_memcpy(p + 16 + 8 * uint64_t{k}, &pc, 8);
+      }
     }
   out.pad8();
   while (out.pos < total) out.byte(0);
   close_target(&target_file, &out);
+  arena_free(depth, depth_bytes);
   arena_free(seen, bitmap_bytes);
 }
 
