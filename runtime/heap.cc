@@ -70,6 +70,8 @@ ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   }
   if (PROFKIT_RT_LIKELY(block != nullptr)) {
     c.free = heap_next(block);
+    // The next allocation reads that block's link: a miss when the list is long and old.
+    __builtin_prefetch(c.free, 1);
     return block;
   }
   const uint64_t stride = heap_stride(cls);

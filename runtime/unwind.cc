@@ -473,6 +473,10 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     st->ra_at = cfa - 8;
     pc = load(cfa - 8);
     st->ra = pc;
+    if (st->bp_at == 0) {  // no rbp read: the replay checks the return address twice
+      st->bp_at = st->ra_at;
+      st->bp_val = pc;
+    }
     sp = cfa;
     return pc == 0 ? Next::end : Next::frame;  // 0: a thread's or the process's first frame
   };
@@ -530,13 +534,19 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       if (next == Next::end) return adopt_fresh(n);
     }
     m = n;  // frames in the fresh buffer, below the memo's frame j
+    // The memo's frames j, j-1, ...: the walk is full at frame `last` if the memo gets there.
+    const uint32_t last = j + m + 1 >= max ? j + m + 1 - max : ~uint32_t{0};
     bool differs = false;
     for (i = j;; --i) {
       const WalkStep& o = old[i];
       out[n++] = o.pc;
-      if (n == max || (o.flags & kStepOutermost)) break;
-      if ((o.flags & kStepCut) || (o.bp_at != 0 && load(o.bp_at) != o.bp_val) ||
-          load(o.ra_at) != o.ra) {
+      if (PROFKIT_RT_UNLIKELY(i == last || (o.flags & (kStepOutermost | kStepCut)) != 0)) {
+        differs = i != last && (o.flags & kStepCut) != 0;  // a cut step read nothing
+        break;
+      }
+      // Every step that was not the walk's last read its return address, and its saved rbp
+      // (or the return address again: bp_at is never 0 there).
+      if (load(o.bp_at) != o.bp_val || load(o.ra_at) != o.ra) {
         differs = true;  // frame i's registers are the memo's; what it reads is not
         break;
       }
