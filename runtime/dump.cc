@@ -520,15 +520,23 @@ int dump_profile(bool at_exit) {
   for (uint32_t t = 0; t < threads; ++t) thread_state_at(t)->lock.lock();
   MibTable live;    // live blocks "as if freed now" (A.9)
   MibTable merged;  // text output only: one block per context, as compiler-rt prints
+  // Live tracked blocks: each was counted where it was made and, once freed, where it was
+  // freed (a free the runtime could not record leaves it counted: never too few). The span
+  // walk stops when it has found the small ones, at once when everything was freed.
+  uint64_t allocs = 0, frees = 0, glibc_live = 0;
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
+    allocs += state->allocs;
+    frees += state->frees;
     for (uint32_t s = 0; s < state->slots_used; ++s) {
       const uintptr_t v = state->slots[s];
       if (v == 0 || (v & 1)) continue;
       record_block(&live, reinterpret_cast<const ChunkHeader*>(v), v + sizeof(ChunkHeader), ts, cpu);
+      ++glibc_live;
     }
   }
-  heap_record_live(&live, ts, cpu);
+  const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
+  heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
   if (text) {
     for (uint32_t t = 0; t <= threads; ++t) {
       const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;

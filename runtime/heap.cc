@@ -95,9 +95,10 @@ void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
                                          std::memory_order_relaxed));
 }
 
-void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu) {
+void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu, uint64_t at_most) {
   const size_t count = g_span_count.load(std::memory_order_acquire);
-  for (size_t i = 0; i < count; ++i) {
+  uint64_t found = 0;
+  for (size_t i = 0; i < count && found < at_most; ++i) {
     const SpanInfo& span = g_spans[i];
     const uint64_t stride = heap_stride(span.cls);
     const HeapClass& c = thread_state_at(span.owner)->heap[span.cls];
@@ -111,6 +112,7 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
       // (inside the runtime) whose free-list link has replaced its size.
       if (header->context_id == 0 || header->size > stride - sizeof(ChunkHeader)) continue;
       record_block(table, header, at + sizeof(ChunkHeader), dealloc_ts, dealloc_cpu);
+      ++found;
     }
   }
 }

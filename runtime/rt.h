@@ -277,8 +277,10 @@ inline void heap_give(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
 // Returns a block freed by another thread (no lock needed).
 void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block);
 // Records every live tracked small block "as if freed now" into `table` (a dump, with
-// every thread state locked).
-void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu);
+// every thread state locked), stopping once `at_most` are found: the caller's count of
+// live tracked blocks, which is never below the true one.
+void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu,
+                      uint64_t at_most);
 void heap_lock_for_fork();
 void heap_unlock_after_fork(bool child);
 
