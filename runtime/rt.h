@@ -15,6 +15,7 @@
 #define PROFKIT_RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PROFKIT_RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PROFKIT_RT_NOINLINE __attribute__((noinline))
+#define PROFKIT_RT_ALWAYS_INLINE __attribute__((always_inline))
 #define PROFKIT_RT_TLS __attribute__((tls_model("initial-exec")))
 
 // glibc's allocator, used underneath (docs/runtime.md says why). Exported by libc.so.6

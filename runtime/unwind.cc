@@ -451,7 +451,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // One step outward from the frame `st` records (registers pc, sp, bp): its rule, the
   // words it reads, the caller's registers.
   enum class Next { frame, end, fail };
-  auto advance = [&]() -> Next {
+  auto advance = [&]() PROFKIT_RT_ALWAYS_INLINE -> Next {
     const FrameRule rule = rule_for(state, pc);
     if (rule.kind == FrameRule::outermost) {
       st->flags |= kStepOutermost;
@@ -481,7 +481,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     return pc == 0 ? Next::end : Next::frame;  // 0: a thread's or the process's first frame
   };
   // The memo becomes the fresh buffer's `count` steps; their hashes are folded outward-in.
-  auto adopt_fresh = [&](uint32_t count) {
+  auto adopt_fresh = [&](uint32_t count) PROFKIT_RT_ALWAYS_INLINE {
     const uint32_t first = top + 1 - count;
     uint64_t h = kStackHashSeed;
     for (uint32_t x = first; x <= top; ++x) fresh[x].hash = h = stack_hash_step(h, fresh[x].pc);
@@ -584,9 +584,13 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   }
   const bool whole_replay = m == 0 && j + 1 == memo.end;
   if (m != 0) {
-    __builtin_memcpy(&old[j + 1], &fresh[top + 1 - m], sizeof(WalkStep) * m);
+    // Usually one or two steps: copied inline (a memcpy call would be the runtime's own
+    // interposed one).
     uint64_t h = old[j].hash;
-    for (uint32_t x = j + 1; x <= j + m; ++x) old[x].hash = h = stack_hash_step(h, old[x].pc);
+    for (uint32_t x = j + 1, y = top + 1 - m; x <= j + m; ++x, ++y) {
+      old[x] = fresh[y];
+      old[x].hash = h = stack_hash_step(h, old[x].pc);
+    }
   }
   memo.end = j + m + 1;
   if (!whole_replay) memo.context_id = 0;
