@@ -378,6 +378,20 @@ TEST(Default, OwnUnwinderGivesLibunwindsStacks) {
   expect_same(libunwind, own, "own walker vs libunwind");
 }
 
+TEST(Default, OwnUnwinderGivesLibunwindsStacksInDeepRecursion) {
+  // Walks one frame deeper or shallower each time, cut at the depth limit, with a memo that
+  // outgrows its buffer at 200 frames: every context and count as libunwind gives them.
+  const Binaries& b = build("deep_walk", "deep_walk.c");
+  for (const std::string depth : {"", "malloc_context_size=200"}) {
+    const std::string sep = depth.empty() ? "" : ":";
+    const Contexts own = profile_one(b, true, "deep-walk-own" + depth, depth);
+    const Contexts libunwind =
+        profile_one(b, true, "deep-walk-libunwind" + depth, depth + sep + "use_libunwind=1");
+    EXPECT_GE(own.size(), 30u) << depth;
+    expect_same(libunwind, own, "deep recursion, own walker vs libunwind " + depth);
+  }
+}
+
 TEST(Default, StressThreadsSignalsForkExitHooks) {
   const Binaries& b = build("stress", "stress.cpp");
   const std::string dir = profkit::test::work_dir("raw");
