@@ -142,7 +142,7 @@ static_assert(sizeof(FrameCacheEntry) == 16);
 // registers, the rest is the memo's while those words match; at the first difference the
 // walk goes on from there. Steps are kept outermost first, so a walk that differs only
 // near the leaf (a recursion one level deeper or shallower) rewrites only those steps.
-inline constexpr uint32_t kWalkMemos = 4;       // per thread state, by call site
+inline constexpr uint32_t kWalkMemos = 16;     // per thread state, by call site
 inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_size <= 255)
 struct WalkStep {
   uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
