@@ -497,6 +497,15 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     return count;
   };
 
+  // The memo's frames `from` down to `to`, replayed after `below` fresh frames, copied to
+  // the fresh buffer behind them.
+  auto copy_replayed = [&](uint32_t below, uint32_t from, uint32_t to) PROFKIT_RT_ALWAYS_INLINE {
+    for (uint32_t x = from;; --x) {
+      fresh[top - below - (from - x)] = old[x];
+      if (x == to) break;
+    }
+  };
+
   // Walk from the leaf until a frame has the registers of one of the memo's frames (the
   // memo's stack pointers grow toward `first`, so one cursor moving outward finds it), then
   // replay the memo from there while the words it read are the same. Where one differs,
@@ -554,10 +563,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       // A step that read its caller's frame always has one: i > first.
     }
     if (!differs) break;
-    for (uint32_t x = j;; --x) {
-      fresh[top - m - (j - x)] = old[x];
-      if (x == i) break;
-    }
+    copy_replayed(m, j, i);
     st = &fresh[top - (n - 1)];
     pc = st->pc;
     sp = st->sp;
@@ -574,10 +580,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // The walk is the fresh frames, then the memo's frames j..i: they replace the memo's
   // frames below j (where there is room; else the fresh buffer takes the whole walk).
   if (j + m >= kWalkMemoSteps) {
-    for (uint32_t x = j;; --x) {
-      fresh[top - m - (j - x)] = old[x];
-      if (x == i) break;
-    }
+    copy_replayed(m, j, i);
     if (n == max && !(fresh[top - (n - 1)].flags & kStepOutermost) && fresh[top - (n - 1)].ra != 0)
       fresh[top - (n - 1)].flags |= kStepCut;
     return adopt_fresh(n);
