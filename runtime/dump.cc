@@ -74,9 +74,6 @@ int collect_segment(dl_phdr_info* info, size_t, void* arg) {
 }
 
 // ---- output sink ---------------------------------------------------------------------
-// Streams the profile through one fixed buffer to the target file, so a dump needs no
-// memory proportional to the profile (the size is computed first and written in the
-// header; the file only becomes visible, by rename, once every byte is written).
 // Little-endian words into memory the caller has room for (Sink::room).
 struct Fields {
   uint8_t* p;
@@ -87,6 +84,9 @@ struct Fields {
   }
 };
 
+// Streams the profile through one fixed buffer to the target file, so a dump needs no
+// memory proportional to the profile (the size is computed first and written in the
+// header; the file only becomes visible, by rename, once every byte is written).
 struct Sink {
   static constexpr uint64_t kCapacity = uint64_t{1} << 20;
   uint8_t* data = nullptr;
@@ -417,7 +417,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
     return;
   }
   uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
-  for (uint32_t t = 0, at = 0; t < count; ++t)
+  for (uint64_t t = 0, at = 0; t < count; ++t)
     for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
       if (i + kAhead < tables[t]->size) depot_prefetch(tables[t]->entries[i + kAhead].context_id);
@@ -460,7 +460,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   }
   out.pad8();
   out.u64(mib_count);
-  for (uint32_t t = 0, at = 0; t < count; ++t)
+  for (uint64_t t = 0, at = 0; t < count; ++t)
     for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
       if (depth[at] == kNoStack) continue;
@@ -478,20 +478,17 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   out.pad8();
   out.u64(stack_count);
   for (uint64_t w = 0; w < bitmap_bytes / 8; ++w) seen[w] = 0;
-  for (uint32_t t = 0, at = 0; t < count; ++t)
+  for (uint64_t t = 0, at = 0; t < count; ++t)
     for (uint32_t i = 0; i < tables[t]->size; ++i, ++at) {
       const MibEntry& e = tables[t]->entries[i];
       if (i + kAhead < tables[t]->size) depot_prefetch(tables[t]->entries[i + kAhead].context_id);
       if (depth[at] == kNoStack || !first_time(e.context_id)) continue;
       uint32_t n = 0;
       const uintptr_t* pcs = depot_stack(e.context_id, &n);
-      uint8_t* p = out.room(16 + 8 * uint64_t{n});
-      const uint64_t head[2] = {e.context_id, n};
-      __builtin_memcpy(p, head, sizeof(head));
-      for (uint32_t k = 0; k < n; ++k) {
-        const uint64_t pc = pcs[k] - 1;  // return address - 1 (A.10)
-        __builtin_memcpy(p + 16 + 8 * uint64_t{k}, &pc, 8);
-      }
+      Fields f{out.room(16 + 8 * uint64_t{n})};
+      f.field(uint64_t{e.context_id});
+      f.field(uint64_t{n});
+      for (uint32_t k = 0; k < n; ++k) f.field(uint64_t{pcs[k] - 1});  // return address - 1 (A.10)
     }
   out.pad8();
   while (out.pos < total) out.byte(0);

@@ -30,6 +30,8 @@ SpanInfo* g_spans = nullptr;
 std::atomic<size_t> g_span_count{0};
 
 inline size_t span_bytes(uint32_t cls) { return heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10; }
+// The header of a span's first slot (the layout above).
+inline uintptr_t first_slot(uintptr_t span) { return span + kChunkAlignment - sizeof(ChunkHeader); }
 
 // A fresh span of `cls` for thread state `owner`, or 0 when no memory is left.
 uintptr_t new_span(uint32_t cls, uint32_t owner) {
@@ -78,7 +80,7 @@ ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   if (PROFKIT_RT_UNLIKELY(c.bump_end - c.bump < stride)) {
     const uintptr_t span = new_span(cls, state->index);
     if (span == 0) return nullptr;
-    c.bump = span + kChunkAlignment - sizeof(ChunkHeader);
+    c.bump = first_slot(span);
     c.bump_end = span + span_bytes(cls);
   }
   block = reinterpret_cast<ChunkHeader*>(c.bump);
@@ -105,8 +107,7 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
     const uintptr_t end = span.base + span_bytes(span.cls);
     // The owner's current span is carved only up to its bump pointer.
     const uintptr_t carved = c.bump > span.base && c.bump <= end ? c.bump : end;
-    for (uintptr_t at = span.base + kChunkAlignment - sizeof(ChunkHeader);
-         at + stride <= end && at < carved; at += stride) {
+    for (uintptr_t at = first_slot(span.base); at + stride <= end && at < carved; at += stride) {
       const auto* header = reinterpret_cast<const ChunkHeader*>(at);
       // Live and tracked; the size check guards against a block being freed without a lock
       // (inside the runtime) whose free-list link has replaced its size.

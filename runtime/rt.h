@@ -136,6 +136,12 @@ static_assert(sizeof(FrameCacheEntry) == 16);
 // Per thread state: 256 sets of 4 ways, a set per cache line. Set-associative because with
 // ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
 // were then recomputed on every allocation (a third of the run time when it happened).
+inline constexpr uint32_t kFrameCacheWays = 4;
+inline constexpr uint32_t kFrameCacheSets = 256;
+struct alignas(64) FrameCacheSet {
+  FrameCacheEntry ways[kFrameCacheWays];
+};
+
 // The last walk from a call site (unwind.cc), replayed by re-reading the words it read: a
 // walk is a function of its registers (pc, sp, rbp) at any frame and of the words it reads
 // from there on, so once a new walk reaches a frame of the memo's walk with the very same
@@ -148,7 +154,8 @@ struct WalkStep {
   uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
   uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
   uint32_t pad;
-  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read (0: not read), its value
+  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read, its value (a step
+                            // that reads none holds its return address here again)
   uintptr_t ra_at, ra;      // the return address: where it was read, its value
   uint64_t hash;            // stack_hash over the memo's frames from its outermost to this one
 };
@@ -170,13 +177,8 @@ inline uint64_t stack_hash_final(uint64_t h, uint32_t n) {
   h ^= uint64_t{n} * 0xC4CEB9FE1A85EC53ull;
   return h != 0 ? h : 1;  // 0 means "not known" to the depot
 }
-inline constexpr uint32_t kFrameCacheWays = 4;
-inline constexpr uint32_t kFrameCacheSets = 256;
 static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
               (kWalkMemos & (kWalkMemos - 1)) == 0, "indexed by the top bits of a hash");
-struct alignas(64) FrameCacheSet {
-  FrameCacheEntry ways[kFrameCacheWays];
-};
 
 // ---- per-thread state ----------------------------------------------------------------
 struct MibEntry {
@@ -312,9 +314,10 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 void depot_prefetch(uint32_t id);
 // Walks the stack with unwind tables from an entry point's return address and frame (see
 // capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
-// `*memo` is the memo now holding this walk (nullptr if none): its context_id, when not 0,
-// is the walk's depot id, because a whole replay gives back the very same frames. `*hash`
-// is the walk's stack hash (stack_hash_final) when the memo knew it, else 0.
+// `*memo` is the memo now holding this walk (set whenever the walk succeeds): its
+// context_id, when not 0, is the walk's depot id, because a whole replay gives back the
+// very same frames. `*hash` is the walk's stack hash (stack_hash_final) when the memo knew
+// it, else 0.
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash);
 // Drops the remembered walks (a state taken over by another thread, on another stack).

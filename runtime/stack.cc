@@ -180,7 +180,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
       n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo, &hash);
-      if (n != 0 && memo != nullptr) {
+      if (n != 0) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
         if (memo->context_id != 0) return memo->context_id;
         return memo->context_id = intern(tls_state, pcs, n, hash);
