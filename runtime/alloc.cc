@@ -27,6 +27,12 @@ std::atomic<bool> g_key_ready{false};
 void thread_exit(void* arg) {
   auto* state = static_cast<ThreadState*>(arg);
   if (tls_state == state) tls_state = nullptr;
+  {
+    RuntimeScope scope;
+    state->lock.lock();
+    heap_flush_remote(state);  // nothing stays gathered in a state no thread may adopt
+    state->lock.unlock();
+  }
   state->alive.store(0, std::memory_order_release);  // may be adopted by a new thread
 }
 
@@ -287,7 +293,10 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
   }
   if (small) {  // after the record: the owner may reuse the block at once
     header->context_id = 0;
-    heap_give_remote(owner, cls, header);
+    if (self != nullptr)
+      heap_give_remote_batched(self, header->owner, cls, header);
+    else
+      heap_give_remote(owner, cls, header);
   }
   if (self != nullptr) self->lock.unlock();
 }

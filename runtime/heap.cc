@@ -97,6 +97,42 @@ void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
                                          std::memory_order_relaxed));
 }
 
+namespace {
+void push_chain(ThreadState* owner, uint32_t cls, ChunkHeader* first, ChunkHeader* last) {
+  std::atomic<ChunkHeader*>& remote = owner->heap_remote[cls].head;
+  ChunkHeader* head = remote.load(std::memory_order_relaxed);
+  do {
+    heap_set_next(last, head);
+  } while (!remote.compare_exchange_weak(head, first, std::memory_order_release,
+                                         std::memory_order_relaxed));
+}
+void flush_batch(RemoteBatch& b, uint32_t cls) {
+  push_chain(thread_state_at(b.owner), cls, b.head, b.tail);
+  b.bytes = 0;
+}
+}  // namespace
+
+void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
+                              ChunkHeader* block) {
+  RemoteBatch& b = self->remote_out[cls];
+  if (b.bytes != 0 && b.owner != owner) flush_batch(b, cls);
+  if (b.bytes == 0) {
+    b.tail = block;
+    b.owner = owner;
+  } else {
+    heap_set_next(block, b.head);
+  }
+  b.head = block;
+  const uint32_t stride = static_cast<uint32_t>(heap_stride(cls));
+  b.bytes += stride;
+  if (b.bytes >= kRemoteBatchBytes || b.bytes >= kRemoteBatch * stride) flush_batch(b, cls);
+}
+
+void heap_flush_remote(ThreadState* self) {
+  for (uint32_t cls = 0; cls < kHeapClasses; ++cls)
+    if (self->remote_out[cls].bytes != 0) flush_batch(self->remote_out[cls], cls);
+}
+
 void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu, uint64_t at_most) {
   const size_t count = g_span_count.load(std::memory_order_acquire);
   uint64_t found = 0;

@@ -115,6 +115,18 @@ struct HeapClass {
 struct alignas(64) HeapRemote {
   std::atomic<ChunkHeader*> head{nullptr};
 };
+// Blocks this thread freed for another owner, gathered so they go back as one chain: one
+// atomic exchange on the owner's list, a line both threads write, per batch instead of per
+// block. A batch goes back at kRemoteBatch blocks or kRemoteBatchBytes, so a thread holds
+// back at most kHeapClasses * kRemoteBatchBytes (288 KiB) of other threads' memory.
+struct RemoteBatch {
+  ChunkHeader* head = nullptr;
+  ChunkHeader* tail = nullptr;
+  uint32_t owner = 0;
+  uint32_t bytes = 0;
+};
+inline constexpr uint32_t kRemoteBatch = 32;
+inline constexpr uint32_t kRemoteBatchBytes = 8 << 10;
 
 // ---- unwind-table walker (unwind.cc) -----------------------------------------------------
 // How to get from a frame to its caller, for one return address: the CFA is rsp or rbp plus
@@ -216,6 +228,7 @@ struct ThreadState {
   uint64_t allocs = 0, frees = 0;
   HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
   HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
+  RemoteBatch remote_out[kHeapClasses];  // blocks this thread freed for others (under `lock`)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
   WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
   uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
@@ -279,6 +292,14 @@ inline void heap_give(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
 }
 // Returns a block freed by another thread (no lock needed).
 void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block);
+// Gathers a block that thread state `self` (its lock held) frees for the state with index
+// `owner`; the gathered blocks go back when a batch is full, when a block of another owner
+// arrives, or on heap_flush_remote. (An index, not the owner's state: reading that would
+// share a line with the owner's lock.)
+void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
+                              ChunkHeader* block);
+// Hands back everything `self` (its lock held) has gathered.
+void heap_flush_remote(ThreadState* self);
 // Records every live tracked small block "as if freed now" into `table` (a dump, with
 // every thread state locked), stopping once `at_most` are found: the caller's count of
 // live tracked blocks, which is never below the true one.

@@ -262,6 +262,15 @@ TEST(Default, ThreadsAndCrossThreadFrees) {
                 "mt");
 }
 
+TEST(Default, CrossThreadFreesComeBackWhenTheFreeingThreadExits) {
+  // The freeing thread hands blocks back in batches; at its exit it hands back the rest.
+  const Binaries& b = build("remote_reuse", "remote_reuse.c");
+  const auto r = run("MEMPROF_OPTIONS=log_path=" + profkit::test::work_dir("raw") +
+                     "/remote_reuse.raw " + sh_quote(b.ours));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "reused 1000 of 1000\n");
+}
+
 TEST(Default, ReallocChainsAndAlignedAllocations) {
   const Contexts got = profile_one(build("realloc_aligned", "realloc_aligned.cpp"), true,
                                    "realloc.default", "");
