@@ -221,9 +221,10 @@ struct ThreadState {
   uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
   // Slots freed by other threads: a lock-free stack (same links as the free list) that
   // those threads push onto without taking `lock`; the owner takes it whole when its own
-  // free list runs dry. Only push and take-all happen, so there is no ABA.
-  std::atomic<uint32_t> remote_free{0};
-  MibTable mibs;                 // freed allocations merged here, by context id
+  // free list runs dry. Only push and take-all happen, so there is no ABA. On a line of its
+  // own: other threads write it, the owner writes `lock` on every allocation.
+  alignas(64) std::atomic<uint32_t> remote_free{0};
+  alignas(64) MibTable mibs;     // freed allocations merged here, by context id
   uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
   uint64_t allocs = 0, frees = 0;
   HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
