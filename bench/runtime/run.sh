@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Heap profiler runtime benchmark: four allocation-heavy workloads (key-value store, tree
-# builder, string processing, producer/consumer threads), each compiled ONCE with
+# builder, string processing, producer/consumer threads) and a per-operation benchmark
+# (pairs.cpp: malloc, cross-thread free, blocks passed between threads), each compiled ONCE with
 # clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile and linked three ways:
 #   plain    the same source without instrumentation (baseline)
 #   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
@@ -22,7 +23,7 @@ mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
-for w in kvstore tree strings prodcons; do
+for w in kvstore tree strings prodcons pairs; do
   if [ ! -x "$w.profkit" ]; then
     clang++-22 $flags "$here/$w.cpp" -o "$w.plain" -lpthread
     clang++-22 $flags -fmemory-profile -c "$here/$w.cpp" -o "$w.o"
@@ -65,3 +66,21 @@ cp,cc,ck,cr,ch=$cplain,$ccrt,$cpk,$crun,$cht
 ratio=lambda a,b,base: (a-base)/(b-base) if b>base else float('nan')
 print('| $w | %.3f | %.3f | %.3f | %.2f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f | %.2f |' % (p,c,k,ratio(k,c,p),ratio(ck,cc,cp),r,h,ratio(r,h,p),ratio(cr,ch,cp)))"
 done
+
+# Per-operation costs (pairs.cpp): an allocation, a cross-thread free, and a block passed
+# between two threads through a lock-free ring with no program lock (the producer/consumer
+# cost apart from prodcons's mutex and condition variable). Median over RUNS runs.
+echo
+echo "| build | malloc ns | cross-thread free ns | producer/consumer ns per block |"
+echo "|---|---|---|---|"
+mkdir -p raw
+for b in plain crt profkit; do
+  for i in $(seq "$RUNS"); do
+    MEMPROF_OPTIONS=log_path=raw/pairs "./pairs.$b" 2>&1 >/dev/null | grep '^malloc'
+  done | python3 -c "
+import sys, statistics
+rows = [l.split() for l in sys.stdin]
+col = lambda k: statistics.median(float(r[r.index(k) + 1]) for r in rows)
+print('| $b | %.1f | %.1f | %.1f |' % (col('malloc'), col('free'), col('concurrent')))"
+done
+rm -rf raw
