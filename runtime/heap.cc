@@ -88,16 +88,8 @@ ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   return block;
 }
 
-void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
-  std::atomic<ChunkHeader*>& remote = owner->heap_remote[cls].head;
-  ChunkHeader* head = remote.load(std::memory_order_relaxed);
-  do {
-    heap_set_next(block, head);
-  } while (!remote.compare_exchange_weak(head, block, std::memory_order_release,
-                                         std::memory_order_relaxed));
-}
-
 namespace {
+// Pushes the chain first..last (linked through their headers) onto `owner`'s remote list.
 void push_chain(ThreadState* owner, uint32_t cls, ChunkHeader* first, ChunkHeader* last) {
   std::atomic<ChunkHeader*>& remote = owner->heap_remote[cls].head;
   ChunkHeader* head = remote.load(std::memory_order_relaxed);
@@ -111,6 +103,10 @@ void flush_batch(RemoteBatch& b, uint32_t cls) {
   b.bytes = 0;
 }
 }  // namespace
+
+void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
+  push_chain(owner, cls, block, block);
+}
 
 void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
                               ChunkHeader* block) {

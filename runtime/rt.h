@@ -116,8 +116,8 @@ struct alignas(64) HeapRemote {
   std::atomic<ChunkHeader*> head{nullptr};
 };
 // Blocks this thread freed for another owner, gathered so they go back as one chain: one
-// atomic exchange on the owner's list, a line both threads write, per batch instead of per
-// block. A batch goes back at kRemoteBatch blocks or kRemoteBatchBytes, so a thread holds
+// compare-and-swap on the owner's list head, a line both threads write, per batch instead
+// of per block. A batch goes back at kRemoteBatch blocks or kRemoteBatchBytes, so a thread holds
 // back at most kHeapClasses * kRemoteBatchBytes (288 KiB) of other threads' memory.
 struct RemoteBatch {
   ChunkHeader* head = nullptr;
