@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Heap profiler runtime benchmark: four allocation-heavy workloads (key-value store, tree
 # builder, string processing, producer/consumer threads) and a per-operation benchmark
-# (pairs.cpp: malloc, cross-thread free, blocks passed between threads), each compiled ONCE with
+# (pairs.cpp: malloc, cross-thread free, blocks passed between threads) and a Google Benchmark
+# hot loop (alloc_bench.cc: malloc/free pairs by call depth), each compiled ONCE with
 # clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile and linked three ways:
 #   plain    the same source without instrumentation (baseline)
 #   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
@@ -31,6 +32,14 @@ for w in kvstore tree strings prodcons pairs; do
     clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
   fi
 done
+# The Google Benchmark program (alloc_bench.cc), built the same three ways.
+if [ ! -x alloc_bench.profkit ]; then
+  clang++-22 $flags "$here/alloc_bench.cc" -o alloc_bench.plain -lbenchmark -lpthread
+  clang++-22 $flags -fmemory-profile -c "$here/alloc_bench.cc" -o alloc_bench.o
+  clang++-22 -fmemory-profile alloc_bench.o -o alloc_bench.crt -lbenchmark -lpthread
+  clang++-22 alloc_bench.o -o alloc_bench.profkit "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" \
+    -lbenchmark -lpthread
+fi
 
 rss() {  # peak RSS in MiB of one run of "$@"
   /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {printf "%.0f", $6 / 1024}'
@@ -83,4 +92,22 @@ rows = [l.split() for l in sys.stdin]
 col = lambda k: statistics.median(float(r[r.index(k) + 1]) for r in rows)
 print('| $b | %.1f | %.1f | %.1f |' % (col('malloc'), col('free'), col('concurrent')))"
 done
+
+# Hot loop (alloc_bench.cc, Google Benchmark): median of RUNS repetitions, nanoseconds per
+# iteration; the ratio is (profkit - plain) / (compiler-rt - plain).
+echo
+echo "| benchmark | plain ns | compiler-rt ns | profkit ns | overhead ratio |"
+echo "|---|---|---|---|---|"
+for b in plain crt profkit; do
+  MEMPROF_OPTIONS=log_path=raw/bench "./alloc_bench.$b" --benchmark_repetitions="$RUNS" \
+    --benchmark_report_aggregates_only=true --benchmark_format=json >"alloc_bench.$b.json" 2>/dev/null
+done
+python3 -c "
+import json
+def med(b):
+    rows = json.load(open('alloc_bench.%s.json' % b))['benchmarks']
+    return {r['run_name']: r['real_time'] for r in rows if r.get('aggregate_name') == 'median'}
+p, c, k = med('plain'), med('crt'), med('profkit')
+for name in p:
+    print('| %s | %.1f | %.1f | %.1f | %.2f |' % (name, p[name], c[name], k[name], (k[name] - p[name]) / (c[name] - p[name])))"
 rm -rf raw
