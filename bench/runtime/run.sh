@@ -24,22 +24,16 @@ mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
-for w in kvstore tree strings prodcons pairs; do
+for w in kvstore tree strings prodcons pairs alloc_bench; do
+  src="$here/$w.cpp" libs="-lpthread"
+  [ "$w" = alloc_bench ] && src="$here/$w.cc" libs="-lbenchmark -lpthread"  # Google Benchmark
   if [ ! -x "$w.profkit" ]; then
-    clang++-22 $flags "$here/$w.cpp" -o "$w.plain" -lpthread
-    clang++-22 $flags -fmemory-profile -c "$here/$w.cpp" -o "$w.o"
-    clang++-22 -fmemory-profile "$w.o" -o "$w.crt" -lpthread
-    clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
+    clang++-22 $flags "$src" -o "$w.plain" $libs
+    clang++-22 $flags -fmemory-profile -c "$src" -o "$w.o"
+    clang++-22 -fmemory-profile "$w.o" -o "$w.crt" $libs
+    clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" $libs
   fi
 done
-# The Google Benchmark program (alloc_bench.cc), built the same three ways.
-if [ ! -x alloc_bench.profkit ]; then
-  clang++-22 $flags "$here/alloc_bench.cc" -o alloc_bench.plain -lbenchmark -lpthread
-  clang++-22 $flags -fmemory-profile -c "$here/alloc_bench.cc" -o alloc_bench.o
-  clang++-22 -fmemory-profile alloc_bench.o -o alloc_bench.crt -lbenchmark -lpthread
-  clang++-22 alloc_bench.o -o alloc_bench.profkit "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" \
-    -lbenchmark -lpthread
-fi
 
 rss() {  # peak RSS in MiB of one run of "$@"
   /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {printf "%.0f", $6 / 1024}'
@@ -106,7 +100,8 @@ python3 -c "
 import json
 def med(b):
     rows = json.load(open('alloc_bench.%s.json' % b))['benchmarks']
-    return {r['run_name']: r['real_time'] for r in rows if r.get('aggregate_name') == 'median'}
+    medians = {r['run_name']: r['real_time'] for r in rows if r.get('aggregate_name') == 'median'}
+    return medians or {r['run_name']: r['real_time'] for r in rows}  # RUNS=1: no aggregates
 p, c, k = med('plain'), med('crt'), med('profkit')
 for name in p:
     print('| %s | %.1f | %.1f | %.1f | %.2f |' % (name, p[name], c[name], k[name], (k[name] - p[name]) / (c[name] - p[name])))"
