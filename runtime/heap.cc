@@ -1,6 +1,7 @@
 // The runtime's own allocator for small blocks: size classes of 64-byte strides carved from
 // spans, one free list per class and thread state, and a lock-free remote list per class for
-// blocks freed by other threads. docs/runtime.md ("Allocator underneath") says why.
+// blocks freed by other threads, which those threads fill a batch at a time. docs/runtime.md
+// ("Allocator underneath") says why.
 //
 // Slot layout: a span starts 64-byte aligned; slot i's 32-byte header sits at
 // span + 32 + i * stride and its user memory at span + 64 + i * stride, so every user
@@ -100,7 +101,12 @@ void push_chain(ThreadState* owner, uint32_t cls, ChunkHeader* first, ChunkHeade
 }
 void flush_batch(RemoteBatch& b, uint32_t cls) {
   push_chain(thread_state_at(b.owner), cls, b.head, b.tail);
-  b.bytes = 0;
+  b.count = 0;
+}
+// Blocks of class `cls` in a full batch.
+uint32_t batch_limit(uint32_t cls) {
+  const uint64_t by_bytes = kRemoteBatchBytes / heap_stride(cls);
+  return by_bytes == 0 ? 1 : by_bytes < kRemoteBatch ? static_cast<uint32_t>(by_bytes) : kRemoteBatch;
 }
 }  // namespace
 
@@ -111,22 +117,20 @@ void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block) {
 void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
                               ChunkHeader* block) {
   RemoteBatch& b = self->remote_out[cls];
-  if (b.bytes != 0 && b.owner != owner) flush_batch(b, cls);
-  if (b.bytes == 0) {
+  if (b.count != 0 && b.owner != owner) flush_batch(b, cls);
+  if (b.count == 0) {
     b.tail = block;
     b.owner = owner;
   } else {
     heap_set_next(block, b.head);
   }
   b.head = block;
-  const uint32_t stride = static_cast<uint32_t>(heap_stride(cls));
-  b.bytes += stride;
-  if (b.bytes >= kRemoteBatchBytes || b.bytes >= kRemoteBatch * stride) flush_batch(b, cls);
+  if (++b.count == batch_limit(cls)) flush_batch(b, cls);
 }
 
 void heap_flush_remote(ThreadState* self) {
   for (uint32_t cls = 0; cls < kHeapClasses; ++cls)
-    if (self->remote_out[cls].bytes != 0) flush_batch(self->remote_out[cls], cls);
+    if (self->remote_out[cls].count != 0) flush_batch(self->remote_out[cls], cls);
 }
 
 void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu, uint64_t at_most) {

@@ -117,13 +117,14 @@ struct alignas(64) HeapRemote {
 };
 // Blocks this thread freed for another owner, gathered so they go back as one chain: one
 // compare-and-swap on the owner's list head, a line both threads write, per batch instead
-// of per block. A batch goes back at kRemoteBatch blocks or kRemoteBatchBytes, so a thread holds
-// back at most kHeapClasses * kRemoteBatchBytes (288 KiB) of other threads' memory.
+// of per block. A batch is at most kRemoteBatch blocks and kRemoteBatchBytes (but at least
+// one block), so a thread holds back under kHeapClasses * kRemoteBatchBytes (288 KiB) of
+// other threads' memory.
 struct RemoteBatch {
   ChunkHeader* head = nullptr;
   ChunkHeader* tail = nullptr;
   uint32_t owner = 0;
-  uint32_t bytes = 0;
+  uint32_t count = 0;
 };
 inline constexpr uint32_t kRemoteBatch = 32;
 inline constexpr uint32_t kRemoteBatchBytes = 8 << 10;
