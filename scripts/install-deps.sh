@@ -20,6 +20,9 @@ packages=(
   # (Go's tool) to read ours, headless Chromium driven by selenium, valgrind for dh_view.html
   protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev golang-1.19-go
   chromium chromium-driver python3-selenium valgrind fonts-dejavu-core
+  # fleet merging (issue 19): Dask's distributed scheduler for /usr/bin/python3; openssl makes
+  # the TLS test's certificates
+  python3-distributed python3-dask openssl
 )
 
 missing=()
