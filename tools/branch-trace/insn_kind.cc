@@ -30,6 +30,8 @@ class Decoder {
     Insn result;
     result.length = static_cast<uint8_t>(insn->size);
     result.kind = classify(*insn);
+    result.enters_kernel = in_group(*insn, CS_GRP_INT) || in_group(*insn, CS_GRP_IRET) ||
+                           insn->id == X86_INS_SYSCALL || insn->id == X86_INS_SYSENTER;
     cs_free(insn, n);
     return result;
   }

@@ -20,8 +20,9 @@ enum class InsnKind : uint8_t {
 };
 
 struct Insn {
-  uint8_t length = 0;  // 0: the bytes did not decode (treated as `other`)
+  uint8_t length = 0;         // 0: the bytes did not decode (treated as `other`)
   InsnKind kind = InsnKind::other;
+  bool enters_kernel = false;  // syscall, int, iret...: control may come back anywhere
 };
 
 inline bool is_call(InsnKind k) { return k == InsnKind::call || k == InsnKind::indirect_call; }

@@ -59,6 +59,14 @@ TEST(InsnKind, SyscallAndOrdinaryInstructionsAreNotBranches) {
   EXPECT_EQ(mov.length, 3);
 }
 
+TEST(InsnKind, KernelEntriesAreMarked) {
+  EXPECT_TRUE(decode({0x0f, 0x05}).enters_kernel);  // syscall
+  EXPECT_TRUE(decode({0xcd, 0x80}).enters_kernel);  // int 0x80
+  EXPECT_TRUE(decode({0xcc}).enters_kernel);        // int3
+  EXPECT_FALSE(decode({0x48, 0x89, 0xe5}).enters_kernel);
+  EXPECT_FALSE(decode({0xc3}).enters_kernel);
+}
+
 TEST(InsnKind, UndecodableBytesHaveNoLength) {
   EXPECT_EQ(decode({}).length, 0);
   EXPECT_EQ(decode({0x0f}).length, 0);

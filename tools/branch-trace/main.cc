@@ -39,6 +39,12 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, FlagStyle>{
           {"classic", FlagStyle::classic}, {"spec", FlagStyle::spec}, {"typed", FlagStyle::typed}}))
       ->default_str("classic");
+  app.add_option("--step", options.step,
+                 "block: run straight-line code to a breakpoint, step only branches (faster); "
+                 "insn: step every instruction")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, StepMode>{
+          {"block", StepMode::block}, {"insn", StepMode::instruction}}))
+      ->default_str("block");
   app.add_flag("--from-exec", options.from_exec,
                "trace the dynamic loader too (default: start at the program's entry point)");
   app.add_flag("--no-aslr", options.no_aslr, "disable address randomization for the program");

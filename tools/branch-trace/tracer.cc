@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,7 +154,7 @@ class Tracee {
                         "cannot run " + options.command[0]);
     ptrace(PTRACE_SETOPTIONS, pid_, nullptr, reinterpret_cast<void*>(PTRACE_O_EXITKILL));
     mem_ = std::make_unique<Fd>(open(("/proc/" + std::to_string(pid_) + "/mem").c_str(),
-                                     O_RDONLY | O_CLOEXEC));
+                                     O_RDWR | O_CLOEXEC));
     if (mem_->get() < 0) return io_error("open /proc/PID/mem");
     if (!options.from_exec) PROFKIT_TRY(run_to_entry());
     return read_registers();
@@ -171,15 +172,54 @@ class Tracee {
     return true;
   }
 
+  // Lets the program run until its next stop (a breakpoint, a signal, its end). False once
+  // the program has ended.
+  Expected<bool> resume() {
+    if (ptrace(PTRACE_CONT, pid_, nullptr, reinterpret_cast<void*>(pending_signal_)) != 0)
+      return io_error("PTRACE_CONT");
+    pending_signal_ = 0;
+    PROFKIT_TRY(wait_stop());
+    if (exited_) return false;
+    PROFKIT_TRY(read_registers());
+    return true;
+  }
+
+  Expected<void> set_pc(uint64_t pc) {
+    regs_.rip = pc;
+    if (ptrace(PTRACE_SETREGS, pid_, nullptr, &regs_) != 0) return io_error("PTRACE_SETREGS");
+    return {};
+  }
+
+  // Writes one byte of the program's memory (code pages included, as a debugger does).
+  Expected<void> poke_byte(uint64_t address, uint8_t byte) {
+    if (pwrite(mem_->get(), &byte, 1, static_cast<off_t>(address)) != 1)
+      return io_error("write /proc/PID/mem");
+    return {};
+  }
+
   // Reads up to `n` bytes at `address`; returns how many could be read.
   size_t read(uint64_t address, void* buffer, size_t n) const {
     const ssize_t got = pread(mem_->get(), buffer, n, static_cast<off_t>(address));
     return got > 0 ? static_cast<size_t>(got) : 0;
   }
 
+  // Whether the program has a handler for the signal it is about to be given.
+  bool pending_signal_has_handler() const {
+    if (pending_signal_ == 0) return false;
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("SigCgt:", 0) != 0) continue;
+      const uint64_t caught = std::stoull(line.substr(7), nullptr, 16);
+      return (caught >> (pending_signal_ - 1)) & 1;
+    }
+    return false;
+  }
+
   int pid() const { return pid_; }
   const user_regs_struct& regs() const { return regs_; }
   bool stopped_by_signal() const { return pending_signal_ != 0; }
+  int last_stop_signal() const { return last_stop_signal_; }
   int exit_status() const { return exit_status_; }
 
  private:
@@ -197,8 +237,9 @@ class Tracee {
       exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       return {};
     }
-    // A signal other than the single-step trap is handed to the program on the next step.
-    if (WIFSTOPPED(status) && WSTOPSIG(status) != SIGTRAP) pending_signal_ = WSTOPSIG(status);
+    // A signal other than the single-step trap is handed to the program when it resumes.
+    last_stop_signal_ = WIFSTOPPED(status) ? WSTOPSIG(status) : 0;
+    if (last_stop_signal_ != SIGTRAP) pending_signal_ = last_stop_signal_;
     return {};
   }
 
@@ -240,6 +281,7 @@ class Tracee {
   bool exited_ = false;
   int exit_status_ = 0;
   int pending_signal_ = 0;
+  int last_stop_signal_ = 0;
   user_regs_struct regs_ = {};
   std::unique_ptr<Fd> mem_;
 };
@@ -256,11 +298,33 @@ class Tracer {
     refresh_mappings();
     uint64_t pc = tracee_.regs().rip;
     for (;;) {
+      if (options_.step == StepMode::block) {
+        auto ran = run_block(pc);
+        if (!ran) return unexpected(std::move(ran).error());
+        if (*ran == BlockRun::ended) break;
+        if (*ran == BlockRun::ran) {
+          pc = tracee_.regs().rip;
+          continue;
+        }
+      }
       const Insn insn = decoded(pc);
+      const bool enters_handler = tracee_.pending_signal_has_handler();
       auto more = tracee_.step();
       if (!more) return unexpected(std::move(more).error());
       if (!*more) break;
       const uint64_t next = tracee_.regs().rip;
+      if (enters_handler) {
+        // The kernel built a signal frame and stopped at the handler's first instruction;
+        // the instruction at pc has not run. The frame's return address (the restorer)
+        // is a frame like a call's; the jump is the kernel's, not an LBR entry.
+        uint64_t restorer = 0;
+        const uint64_t sp = tracee_.regs().rsp;
+        if (tracee_.read(sp, &restorer, sizeof restorer) == sizeof restorer)
+          shadow_.on_call(restorer, sp);
+        if (!in_known_mapping(next)) refresh_mappings();
+        pc = next;
+        continue;
+      }
       // A rep-prefixed instruction stops after every iteration at the same address, and a
       // signal can stop the program before the instruction ran: nothing retired.
       if (next == pc && (insn.kind == InsnKind::other || tracee_.stopped_by_signal())) continue;
@@ -272,6 +336,9 @@ class Tracer {
         default: taken = true; break;
       }
       const uint64_t sp = tracee_.regs().rsp;
+      if (insn.enters_kernel && (tracee_.regs().orig_rax == SYS_clone ||
+                                 tracee_.regs().orig_rax == SYS_clone3))
+        threads_may_exist_ = true;
       if (is_call(insn.kind)) shadow_.on_call(pc + insn.length, sp);
       else if (insn.kind == InsnKind::ret) shadow_.drop_dead(sp);
       if (taken) {
@@ -290,6 +357,72 @@ class Tracer {
   }
 
  private:
+  // Straight-line code from an address: `count` instructions that are not branches, kernel
+  // entries or undecodable, then `end`, the first that is (or the 64th).
+  struct Block {
+    uint64_t end = 0;
+    uint32_t count = 0;
+  };
+  static constexpr uint32_t kMaxBlock = 64;
+
+  const Block& block_at(uint64_t pc) {
+    if (auto it = blocks_.find(pc); it != blocks_.end()) return it->second;
+    Block b;
+    b.end = pc;
+    while (b.count < kMaxBlock) {
+      const Insn insn = decoded(b.end);
+      if (insn.length == 0 || insn.kind != InsnKind::other || insn.enters_kernel) break;
+      b.end += insn.length;
+      ++b.count;
+    }
+    return blocks_.emplace(pc, b).first->second;
+  }
+
+  enum class BlockRun { stepped_nothing, ran, ended };
+
+  // Runs the straight-line code at `pc` at full speed to a temporary int3 at its end, when
+  // no sample falls inside it: the same instructions, branches and samples as stepping it,
+  // with two stops instead of one per instruction. The branch at the end is then stepped.
+  Expected<BlockRun> run_block(uint64_t pc) {
+    // A pending signal's handler must be stepped from its first instruction, and once the
+    // program has threads they would share the breakpoint without being traced.
+    if (threads_may_exist_ || tracee_.stopped_by_signal()) return BlockRun::stepped_nothing;
+    const Block block = block_at(pc);
+    if (block.count == 0) return BlockRun::stepped_nothing;
+    if (options_.event == SampleEvent::instructions &&
+        options_.period - stats_.instructions % options_.period <= block.count)
+      return BlockRun::stepped_nothing;  // a sample inside: step it to see its registers
+    if (!in_known_mapping(block.end)) return BlockRun::stepped_nothing;
+    uint8_t original = 0;
+    if (tracee_.read(block.end, &original, 1) != 1) return BlockRun::stepped_nothing;
+    PROFKIT_TRY(tracee_.poke_byte(block.end, 0xcc));
+    auto alive = tracee_.resume();
+    if (!alive) return unexpected(std::move(alive).error());
+    if (!*alive) {
+      stats_.exit_status = tracee_.exit_status();
+      return BlockRun::ended;
+    }
+    PROFKIT_TRY(tracee_.poke_byte(block.end, original));
+    const uint64_t stop = tracee_.regs().rip;
+    if (tracee_.last_stop_signal() == SIGTRAP && stop == block.end + 1) {
+      stats_.instructions += block.count;
+      PROFKIT_TRY(tracee_.set_pc(block.end));
+      return BlockRun::ran;
+    }
+    // Stopped inside the block by a signal (a fault, or one sent to it): count what ran
+    // before the instruction it stopped at; the signal is delivered when it resumes.
+    uint64_t at = pc;
+    for (uint32_t i = 0; i < block.count; ++i) {
+      if (at == stop) {
+        stats_.instructions += i;
+        return BlockRun::ran;
+      }
+      at += decoded(at).length;
+    }
+    return make_error(ErrorCode::malformed, kNoOffset,
+                      "the program stopped outside the code it was running");
+  }
+
   Insn decoded(uint64_t pc) {
     if (auto it = insns_.find(pc); it != insns_.end()) return it->second;
     uint8_t bytes[15];
@@ -337,7 +470,10 @@ class Tracer {
       ++stats_.mmap_events;
     }
     // New code may sit where other code was decoded before (dlclose, then dlopen).
-    if (replaced) insns_.clear();
+    if (replaced) {
+      insns_.clear();
+      blocks_.clear();
+    }
     first_refresh_ = false;
   }
 
@@ -384,10 +520,12 @@ class Tracer {
   ShadowStack shadow_;
   std::vector<uint64_t> stack_;
   std::unordered_map<uint64_t, Insn> insns_;
+  std::unordered_map<uint64_t, Block> blocks_;
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
   std::pair<uint64_t, uint64_t> last_hit_{0, 0};
   std::set<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, std::string>> announced_;
   bool first_refresh_ = true;
+  bool threads_may_exist_ = false;  // a clone ran: block stepping is off from then on
   TraceStats stats_;
 };
 

@@ -21,6 +21,11 @@ enum class StackSource {
   frame_pointer,  // walk the rbp chain from the sample point, as `perf record --call-graph fp`
 };
 
+enum class StepMode {
+  instruction,  // PTRACE_SINGLESTEP everywhere
+  block,        // straight-line code runs to a temporary breakpoint; branches are stepped
+};
+
 struct TraceOptions {
   std::vector<std::string> command;  // PROGRAM ARGS...
   std::string lbr_output;            // LBR-only script; empty: not written
@@ -31,6 +36,7 @@ struct TraceOptions {
   StackSource stack = StackSource::shadow;
   size_t max_stack = 127;            // frames per call stack, the IP included (perf's default)
   FlagStyle flags = FlagStyle::classic;
+  StepMode step = StepMode::block;
   bool from_exec = false;            // also trace the dynamic loader (default: from AT_ENTRY)
   bool no_aslr = false;              // run with ADDR_NO_RANDOMIZE: the same addresses every run
 };
