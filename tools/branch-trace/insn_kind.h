@@ -23,7 +23,17 @@ struct Insn {
   uint8_t length = 0;         // 0: the bytes did not decode (treated as `other`)
   InsnKind kind = InsnKind::other;
   bool enters_kernel = false;  // syscall, int, iret...: control may come back anywhere
+  // What a tracer needs to perform the branch itself instead of stepping it: set for direct
+  // jmp/call, jcc and near ret (not loop*/jrcxz, indirect or far branches, or branches with an
+  // operand-size prefix).
+  bool emulable = false;
+  int8_t condition = -1;   // jcc: the condition code (x86 encoding order, jo = 0 ... jg = 15)
+  uint16_t pop_bytes = 0;  // ret imm16: bytes popped after the return address
+  uint64_t target = 0;     // direct jmp/call/jcc: the target address
 };
+
+// Whether condition code `cc` (0-15, as encoded in jcc) holds for the flags in `eflags`.
+bool condition_holds(int cc, uint64_t eflags);
 
 inline bool is_call(InsnKind k) { return k == InsnKind::call || k == InsnKind::indirect_call; }
 

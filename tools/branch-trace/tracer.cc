@@ -185,9 +185,20 @@ class Tracee {
   }
 
   Expected<void> set_pc(uint64_t pc) {
-    regs_.rip = pc;
-    if (ptrace(PTRACE_SETREGS, pid_, nullptr, &regs_) != 0) return io_error("PTRACE_SETREGS");
+    user_regs_struct regs = regs_;
+    regs.rip = pc;
+    return set_registers(regs);
+  }
+
+  Expected<void> set_registers(const user_regs_struct& regs) {
+    if (ptrace(PTRACE_SETREGS, pid_, nullptr, &regs) != 0) return io_error("PTRACE_SETREGS");
+    regs_ = regs;
     return {};
+  }
+
+  // Writes `n` bytes of the program's memory; false if they are not all writable.
+  bool write(uint64_t address, const void* data, size_t n) {
+    return pwrite(mem_->get(), data, n, static_cast<off_t>(address)) == static_cast<ssize_t>(n);
   }
 
   // Writes one byte of the program's memory (code pages included, as a debugger does).
@@ -328,28 +339,10 @@ class Tracer {
       // A rep-prefixed instruction stops after every iteration at the same address, and a
       // signal can stop the program before the instruction ran: nothing retired.
       if (next == pc && (insn.kind == InsnKind::other || tracee_.stopped_by_signal())) continue;
-      ++stats_.instructions;
-      bool taken = false;
-      switch (insn.kind) {
-        case InsnKind::other: break;
-        case InsnKind::cond_jump: taken = next != pc + insn.length; break;
-        default: taken = true; break;
-      }
-      const uint64_t sp = tracee_.regs().rsp;
       if (insn.enters_kernel && (tracee_.regs().orig_rax == SYS_clone ||
                                  tracee_.regs().orig_rax == SYS_clone3))
         threads_may_exist_ = true;
-      if (is_call(insn.kind)) shadow_.on_call(pc + insn.length, sp);
-      else if (insn.kind == InsnKind::ret) shadow_.drop_dead(sp);
-      if (taken) {
-        ring_.push({pc, next, insn.kind});
-        ++stats_.branches;
-      }
-      if (!in_known_mapping(next)) refresh_mappings();
-      const bool sample = options_.event == SampleEvent::instructions
-                              ? stats_.instructions % options_.period == 0
-                              : taken && stats_.branches % options_.period == 0;
-      if (sample) PROFKIT_TRY(write_sample(next));
+      PROFKIT_TRY(retire(pc, insn, next));
       pc = next;
     }
     stats_.exit_status = tracee_.exit_status();
@@ -357,6 +350,61 @@ class Tracer {
   }
 
  private:
+  // Accounts for the instruction at `pc` having run, `next` being the next pc and the
+  // registers being those after it: count, LBR, shadow stack, mappings, sample.
+  Expected<void> retire(uint64_t pc, const Insn& insn, uint64_t next) {
+    ++stats_.instructions;
+    bool taken = false;
+    switch (insn.kind) {
+      case InsnKind::other: break;
+      case InsnKind::cond_jump: taken = next != pc + insn.length; break;
+      default: taken = true; break;
+    }
+    const uint64_t sp = tracee_.regs().rsp;
+    if (is_call(insn.kind)) shadow_.on_call(pc + insn.length, sp);
+    else if (insn.kind == InsnKind::ret) shadow_.drop_dead(sp);
+    if (taken) {
+      ring_.push({pc, next, insn.kind});
+      ++stats_.branches;
+    }
+    if (!in_known_mapping(next)) refresh_mappings();
+    const bool sample = options_.event == SampleEvent::instructions
+                            ? stats_.instructions % options_.period == 0
+                            : taken && stats_.branches % options_.period == 0;
+    if (sample) PROFKIT_TRY(write_sample(next));
+    return {};
+  }
+
+  // Performs the direct branch or near return at `pc` (the program's registers are current
+  // and its pc is `pc` or, after a breakpoint, `pc` + 1) by setting the registers and stack
+  // as the CPU would, then retires it. False if it could not (then nothing changed).
+  Expected<bool> emulate_branch(uint64_t pc) {
+    const Insn insn = decoded(pc);
+    if (!insn.emulable) return false;
+    user_regs_struct regs = tracee_.regs();
+    const uint64_t fall_through = pc + insn.length;
+    uint64_t next = insn.target;
+    switch (insn.kind) {
+      case InsnKind::cond_jump:
+        if (!condition_holds(insn.condition, regs.eflags)) next = fall_through;
+        break;
+      case InsnKind::jump: break;
+      case InsnKind::call:
+        if (!tracee_.write(regs.rsp - 8, &fall_through, sizeof fall_through)) return false;
+        regs.rsp -= 8;
+        break;
+      case InsnKind::ret:
+        if (tracee_.read(regs.rsp, &next, sizeof next) != sizeof next) return false;
+        regs.rsp += 8 + insn.pop_bytes;
+        break;
+      default: return false;
+    }
+    regs.rip = next;
+    PROFKIT_TRY(tracee_.set_registers(regs));
+    PROFKIT_TRY(retire(pc, insn, next));
+    return true;
+  }
+
   // Straight-line code from an address: `count` instructions that are not branches, kernel
   // entries or undecodable, then `end`, the first that is (or the 64th).
   struct Block {
@@ -388,7 +436,11 @@ class Tracer {
     // program has threads they would share the breakpoint without being traced.
     if (threads_may_exist_ || tracee_.stopped_by_signal()) return BlockRun::stepped_nothing;
     const Block block = block_at(pc);
-    if (block.count == 0) return BlockRun::stepped_nothing;
+    if (block.count == 0) {
+      auto emulated = emulate_branch(pc);  // a branch right here: no stop at all
+      if (!emulated) return unexpected(std::move(emulated).error());
+      return *emulated ? BlockRun::ran : BlockRun::stepped_nothing;
+    }
     if (options_.event == SampleEvent::instructions &&
         options_.period - stats_.instructions % options_.period <= block.count)
       return BlockRun::stepped_nothing;  // a sample inside: step it to see its registers
@@ -406,7 +458,9 @@ class Tracer {
     const uint64_t stop = tracee_.regs().rip;
     if (tracee_.last_stop_signal() == SIGTRAP && stop == block.end + 1) {
       stats_.instructions += block.count;
-      PROFKIT_TRY(tracee_.set_pc(block.end));
+      auto emulated = emulate_branch(block.end);
+      if (!emulated) return unexpected(std::move(emulated).error());
+      if (!*emulated) PROFKIT_TRY(tracee_.set_pc(block.end));
       return BlockRun::ran;
     }
     // Stopped inside the block by a signal (a fault, or one sent to it): count what ran
