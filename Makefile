@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan fuzz bench clean
+.PHONY: all deps build build-asan demo test test-release test-asan fuzz bench clean install package
 
 all: build
 
@@ -50,6 +50,15 @@ fuzz: deps
 
 bench: build
 	@bash bench/run.sh
+
+# Installs into PREFIX (default /usr/local): bin/profkit, lib/libprofkit_memprof.*, man pages.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install build --prefix $(PREFIX)
+
+# build/profkit_VERSION_amd64.deb, a Debian package of the same files.
+package: build
+	@cd build && cpack -G DEB >/dev/null && ls $$PWD/profkit_*.deb
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -3,17 +3,24 @@
 // The program's output and exit status pass through unchanged; the raw memprof profile is
 // one llvm-profdata-22 reads.
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "format/elf/elf_file.h"
+#include "io/mapped_file.h"
 #include "tools/profkit/command.h"
 
 namespace profkit::cli {
@@ -34,6 +41,76 @@ std::string runtime_path() {
   return (exe.parent_path().parent_path() / "lib" / "libprofkit_memprof.so").string();
 }
 
+// The file execvp would run for `name` (searched on PATH when it has no slash).
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return {};
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+// True for an ELF executable without a program interpreter: the dynamic loader never runs
+// in it, so LD_PRELOAD cannot bring the runtime in. Scripts and unreadable files: false.
+bool is_static_executable(const std::string& program) {
+  auto file = MappedFile::open(program);
+  if (!file) return false;
+  auto elf = elf::ElfFile::parse(file->bytes());
+  if (!elf) return false;
+  constexpr uint32_t kPtInterp = 3;
+  for (const auto& ph : elf->program_headers())
+    if (ph.type == kPtInterp) return false;
+  return true;
+}
+
+// The profiles written since `start`: `output` and `output.<pid>` with --output, else
+// memprof.profraw.<pid> in the current directory (the runtime's names, docs/runtime.md).
+std::vector<std::string> profiles_written(const std::string& output, const timespec& start) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path base = output.empty() ? fs::path("memprof.profraw") : fs::absolute(output);
+  const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
+  const std::string stem = base.filename().string();
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, stem.size(), stem) != 0) continue;
+    std::string_view rest = std::string_view(name).substr(stem.size());
+    const bool exact = rest.empty() && !output.empty();
+    const bool with_pid = rest.size() > 1 && rest[0] == '.' &&
+                          rest.find_first_not_of("0123456789", 1) == std::string_view::npos;
+    if (!exact && !with_pid) continue;
+    struct stat st {};
+    if (stat(entry.path().c_str(), &st) != 0) continue;
+    if (st.st_mtim.tv_sec < start.tv_sec ||
+        (st.st_mtim.tv_sec == start.tv_sec && st.st_mtim.tv_nsec < start.tv_nsec))
+      continue;
+    found.push_back(output.empty() ? name : entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void print_summary(const std::vector<std::string>& written) {
+  std::string line = "profkit run: ";
+  if (written.empty()) {
+    line += "no profile was written";
+  } else {
+    line += std::to_string(written.size()) + (written.size() == 1 ? " profile" : " profiles") +
+            " written: ";
+    for (size_t i = 0; i < written.size() && i < 4; ++i) line += (i ? ", " : "") + written[i];
+    if (written.size() > 4) line += ", ... (" + std::to_string(written.size() - 4) + " more)";
+  }
+  line += '\n';
+  (void)!write(2, line.data(), line.size());
+}
+
 int run_program(const RunCommand& cmd) {
   const std::string runtime = runtime_path();
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
@@ -50,46 +127,78 @@ int run_program(const RunCommand& cmd) {
     const std::string absolute = std::filesystem::absolute(cmd.output).string();
     options += (options.empty() ? "" : ":") + std::string("output='") + absolute + "'";
   }
+  const std::string program = resolve_program(cmd.command[0]);
+  if (!program.empty() && is_static_executable(program))
+    report_warning(program, "statically linked: LD_PRELOAD cannot load the heap profiler "
+                            "into it, so no profile will be written (link it dynamically)");
+  // File times come from the kernel's coarse clock, which may lag CLOCK_REALTIME.
+  timespec start{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &start);
   std::vector<char*> argv;
   for (const auto& a : cmd.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
-  // Like system(): the program handles terminal signals, profkit only waits for it.
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
+  // Signals meant for the program reach it: SIGINT, SIGQUIT, SIGHUP and SIGTERM sent to
+  // profkit by another process (kill, a supervisor, timeout(1)) are passed on. Those the
+  // terminal generates already reach the whole foreground process group, the program
+  // included, so they are not sent twice (si_code tells the two apart).
+  static volatile sig_atomic_t child_pid = 0;
+  struct sigaction forward {}, saved[4];
+  static constexpr int kForwarded[4] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
+  forward.sa_sigaction = [](int sig, siginfo_t* info, void*) {
+    const pid_t pid = child_pid;
+    if (pid > 0 && info != nullptr && info->si_code <= 0) kill(pid, sig);  // SI_USER, SI_QUEUE
+  };
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &forward, &saved[i]);
+  auto restore_signals = [&] {
+    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &saved[i], nullptr);
+  };
   const pid_t pid = fork();
   if (pid < 0) {
+    restore_signals();
     report_error(std::string("cannot fork: ") + std::strerror(errno));
     return 1;
   }
   if (pid == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
+    restore_signals();
     setenv("LD_PRELOAD", preload.c_str(), 1);
     if (!options.empty()) setenv("MEMPROF_OPTIONS", options.c_str(), 1);
     // Only this process writes `--output` itself; its forked children add ".<pid>".
     setenv("PROFKIT_MEMPROF_PID", std::to_string(getpid()).c_str(), 1);
     execvp(argv[0], argv.data());
+    // As shells do: 127 when there is no such program, 126 when it cannot be executed.
+    const int e = errno;
     const std::string message = "profkit: error: cannot run '" + cmd.command[0] +
-                                "': " + std::strerror(errno) + "\n";
+                                "': " + std::strerror(e) + "\n";
     (void)!write(2, message.data(), message.size());
-    _exit(127);
+    _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
   }
+  child_pid = pid;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
+  child_pid = 0;
+  restore_signals();
+  if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126 && WEXITSTATUS(status) <= 127))
+    print_summary(profiles_written(cmd.output, start));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
-    // Die the same way, so the caller sees the program's own termination.
+    // Die the same way, so the caller sees the program's own termination; the program
+    // already dumped core if it was going to, so profkit does not add a second one.
     std::fflush(stdout);
-    signal(WTERMSIG(status), SIG_DFL);
-    raise(WTERMSIG(status));
-    return 128 + WTERMSIG(status);
+    std::fflush(stderr);
+    const int sig = WTERMSIG(status);
+    struct rlimit no_core {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(sig, SIG_DFL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, sig);
+    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+    raise(sig);
+    return 128 + sig;
   }
   return 1;
 }

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,6 +68,85 @@ void report_warning(std::string_view file, std::string_view message) {
                static_cast<int>(message.size()), message.data());
 }
 
+namespace {
+
+// The runtime is no subcommand, so the top-level help says how it is used.
+constexpr const char* kRuntimeHelp = R"(
+Heap profiler runtime (lib/libprofkit_memprof.so and .a, beside bin/profkit):
+  compile with clang++-22 -fmemory-profile -g -fno-omit-frame-pointer, link the objects
+  with the library instead of -fmemory-profile; options in MEMPROF_OPTIONS use
+  compiler-rt's names (docs/runtime.md). `profkit run` profiles any program without
+  instrumentation (allocations only).
+
+`profkit help COMMAND` or `profkit COMMAND --help` shows a command's options.)";
+
+// The subcommand called `name`, or nullptr (CLI11 2.1 has no non-throwing lookup).
+const CLI::App* find_command(CLI::App& app, std::string_view name) {
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// Edit distance between two short words (commands), for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+int unknown_command(CLI::App& app, std::string_view word) {
+  std::string best;
+  size_t best_distance = 3;  // more than two edits away is no suggestion
+  std::string all;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    all += (all.empty() ? "" : ", ") + name;
+    const size_t d = edit_distance(word, name);
+    if (d < best_distance || (name.rfind(word, 0) == 0 && best.empty())) {
+      best_distance = std::min(d, best_distance);
+      best = name;
+    }
+  }
+  std::string message = "unknown command '" + std::string(word) + "'";
+  message += best.empty() ? "; the commands are " + all : "; did you mean '" + best + "'?";
+  report_error(message);
+  return 1;
+}
+
+// `profkit help [COMMAND]`: the same text as `profkit [COMMAND] --help`.
+void add_help_command(CLI::App& app, int& exit_status) {
+  auto topic = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("help", "Show the help of profkit or of one command");
+  sub->add_option("command", *topic, "The command to explain");
+  sub->callback([&app, topic, &exit_status] {
+    if (topic->empty()) {
+      // app.help() would describe the selected subcommand (this one) instead.
+      std::fputs(app.get_formatter()->make_help(&app, "profkit", CLI::AppFormatMode::Normal).c_str(),
+                 stdout);
+      exit_status = 0;
+      return;
+    }
+    const CLI::App* cmd = find_command(app, *topic);
+    if (cmd == nullptr || cmd->get_name() == "help") {
+      exit_status = unknown_command(app, *topic);
+      return;
+    }
+    std::fputs(cmd->help("profkit").c_str(), stdout);
+    exit_status = 0;
+  });
+}
+
+}  // namespace
+
 }  // namespace profkit::cli
 
 int main(int argc, char** argv) {
@@ -79,6 +161,10 @@ int main(int argc, char** argv) {
   std::sort(commands.begin(), commands.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });  // orders are unique
   for (const auto& [order, add] : commands) add(app, exit_status);
+  add_help_command(app, exit_status);
+  app.footer(kRuntimeHelp);  // after the subcommands, which would inherit it
+  if (argc >= 2 && argv[1][0] != '-' && find_command(app, argv[1]) == nullptr)
+    return unknown_command(app, argv[1]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

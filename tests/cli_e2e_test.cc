@@ -1,0 +1,82 @@
+// The `profkit` command as a new user meets it: help, mistyped commands, and `profkit run`
+// behaving like the program it runs (exit status, signals, shells' 126/127), run through
+// /bin/sh with the real binaries.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/harness.h"
+
+namespace profkit::test {
+namespace {
+
+std::string pk() { return sh_quote(profkit_bin()); }
+
+TEST(Help, EveryCommandHasHelpThroughHelpAndDashDashHelp) {
+  const CommandResult top = run_ok(pk() + " help");
+  EXPECT_NE(top.out.find("Heap profiler runtime"), std::string::npos) << top.out;
+  for (const char* cmd : {"run", "merge", "show", "report", "diff", "probes", "build-ids"}) {
+    const CommandResult via_help = run_ok(pk() + " help " + cmd);
+    const CommandResult via_flag = run_ok(pk() + " " + cmd + " --help");
+    EXPECT_FALSE(via_help.out.empty()) << cmd;
+    EXPECT_EQ(via_help.out, via_flag.out) << cmd;
+  }
+}
+
+TEST(Help, AMistypedCommandSuggestsTheNearest) {
+  const CommandResult r = run(pk() + " mrege a.profraw");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "profkit: error: unknown command 'mrege'; did you mean 'merge'?\n");
+  const CommandResult far = run(pk() + " help xyzzy");
+  EXPECT_EQ(far.status, 1);
+  EXPECT_NE(far.err.find("the commands are run, merge"), std::string::npos) << far.err;
+}
+
+TEST(Run, ExitsLikeAShellWhenTheProgramCannotRun) {
+  const std::string dir = work_dir("cannot_run");
+  EXPECT_EQ(run("cd " + dir + " && " + pk() + " run -- no-such-program-here").status, 127);
+  write_file(dir + "/not_executable", "#!/bin/sh\nexit 0\n");
+  EXPECT_EQ(run("cd " + dir + " && " + pk() + " run -- ./not_executable").status, 126);
+}
+
+TEST(Run, PassesTheProgramsExitStatusAndSignalThrough) {
+  const std::string dir = work_dir("status");
+  EXPECT_EQ(run("cd " + dir + " && " + pk() + " run -- sh -c 'exit 7'").status, 7);
+  // The program killing itself with SIGTERM: profkit dies of SIGTERM too (143 in sh).
+  const CommandResult r = run("cd " + dir + " && " + pk() + " run -- sh -c 'kill -TERM $$'");
+  EXPECT_EQ(r.status, 143) << r.err;
+}
+
+TEST(Run, ForwardsTerminationSignalsToTheProgram) {
+  const std::string dir = work_dir("forward");
+  // profkit runs a shell that records the signal it gets; profkit itself is sent SIGTERM
+  // (as a supervisor would). Without forwarding the shell is orphaned and never sees it.
+  const std::string script =
+      "trap 'echo got-term > " + dir + "/seen; exit 3' TERM; i=0; "
+      "while [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done";
+  const CommandResult r = run("cd " + dir + " && (" + pk() + " run -- sh -c " +
+                              sh_quote(script) + " & p=$!; sleep 1; kill -TERM $p; wait $p)");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(read_file(dir + "/seen"), "got-term\n");
+}
+
+TEST(Run, SaysHowManyProfilesWereWrittenAndWhere) {
+  const std::string dir = work_dir("summary");
+  const CommandResult r =
+      run_ok("cd " + dir + " && " + pk() + " run -o " + dir + "/p.raw -- sh -c 'ls > /dev/null'");
+  EXPECT_NE(r.err.find("profkit run: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/p.raw"), std::string::npos) << r.err;
+}
+
+TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
+  const std::string dir = work_dir("static");
+  write_file(dir + "/st.c", "int main(void) { return 5; }\n");
+  run_ok("gcc -static -o " + dir + "/st " + dir + "/st.c");
+  const CommandResult r = run("cd " + dir + " && " + pk() + " run -- ./st");
+  EXPECT_EQ(r.status, 5);
+  EXPECT_NE(r.err.find("statically linked"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no profile was written"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace profkit::test
