@@ -78,5 +78,73 @@ TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   EXPECT_NE(r.err.find("no profile was written"), std::string::npos) << r.err;
 }
 
+
+// ---- never overwrite an input ---------------------------------------------------------
+
+// A small raw IR-PGO profile and a raw memprof profile with their program, made once.
+struct Inputs {
+  std::string dir, profraw, memprof, binary;
+};
+const Inputs& inputs() {
+  static const Inputs made = [] {
+    Inputs in;
+    in.dir = work_dir("inputs");
+    const std::string src = in.dir + "/p.c";
+    write_file(src,
+               "#include <stdlib.h>\n"
+               "int main(int c, char** v) { char* p = malloc(40 + c); p[0] = 1; free(p); "
+               "return 0; }\n");
+    run_ok("cd " + in.dir + " && clang-22 -O1 -fprofile-generate p.c -o pgo && "
+           "LLVM_PROFILE_FILE=p.profraw ./pgo");
+    in.profraw = in.dir + "/p.profraw";
+    in.binary = in.dir + "/heap";
+    run_ok("cd " + in.dir + " && clang-22 -g -fno-omit-frame-pointer p.c -o heap && " + pk() +
+           " run -o heap.raw -- ./heap");
+    in.memprof = in.dir + "/heap.raw";
+    return in;
+  }();
+  return made;
+}
+
+// Runs `command`; it must fail with one line naming the clash and leave `input` as it was.
+void expect_refused(const std::string& command, const std::string& input) {
+  const std::string before = read_file(input);
+  const CommandResult r = run(command);
+  EXPECT_EQ(r.status, 1) << command << "\n" << r.err;
+  EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos) << command << "\n" << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  EXPECT_TRUE(read_file(input) == before) << command << " changed " << input;
+}
+
+TEST(NoOverwrite, MergeShowReportDiffRefuseToWriteOverAnInput) {
+  const Inputs& in = inputs();
+  const std::string link = in.dir + "/link.profraw";
+  run_ok("ln -sf p.profraw " + link);
+  expect_refused(pk() + " merge " + in.profraw + " -o " + link, in.profraw);
+  expect_refused(pk() + " merge " + in.profraw + " -o " + in.dir + "/./p.profraw", in.profraw);
+  expect_refused(pk() + " show --all-functions " + in.profraw + " -o " + in.profraw, in.profraw);
+  const std::string bin = " --profiled-binary " + in.binary;
+  expect_refused(pk() + " report " + in.memprof + bin + " --html " + in.memprof, in.memprof);
+  expect_refused(pk() + " report " + in.memprof + bin + " -o " + in.binary, in.binary);
+  expect_refused(pk() + " diff " + in.memprof + " " + in.memprof + bin + " -o " + in.memprof,
+                 in.memprof);
+  expect_refused(pk() + " merge " + in.memprof + bin + " -o " + in.binary, in.binary);
+}
+
+TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
+  const Inputs& in = inputs();
+  const std::string bin = " --profiled-binary " + in.binary;
+  const std::string out = in.dir + "/both.out";
+  CommandResult r = run(pk() + " report " + in.memprof + bin + " --html " + out + " --pprof " +
+                        in.dir + "/../inputs/both.out");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("two outputs would be written"), std::string::npos) << r.err;
+  EXPECT_FALSE(file_exists(out));
+  r = run(pk() + " report " + in.memprof + bin + " --html - --dhat -");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("two outputs go to standard output"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
 }  // namespace
 }  // namespace profkit::test

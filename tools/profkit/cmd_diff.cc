@@ -2,6 +2,7 @@
 // (terminal or --json). The comparison and its views live in report/heap_diff.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "report/heap_diff.h"
 #include "tools/profkit/command.h"
@@ -26,6 +27,10 @@ int run_diff(DiffCommand& cmd) {
   if (!resolve_color(cmd.heap, view.color)) return 1;
   if (!(cmd.output.empty() || cmd.output == "-") && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);
+  std::vector<std::string> inputs = cmd.heap.profiled_binaries;
+  inputs.push_back(cmd.base);
+  inputs.push_back(cmd.now);
+  if (!outputs_are_safe({cmd.output}, inputs)) return 1;
   report::HeapProfile base, now;
   if (!load_heap(cmd.base, cmd.heap, base) || !load_heap(cmd.now, cmd.heap, now)) return 1;
   const report::HeapDiff diff = report::diff_heap_profiles(base, now);

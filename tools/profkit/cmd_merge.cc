@@ -197,6 +197,12 @@ int run_merge(MergeCommand& cmd) {
       inputs.push_back(*parsed);
     }
   }
+  {
+    std::vector<std::string> read = cmd.memprof.profiled_binaries;
+    if (!cmd.input_files.empty()) read.push_back(cmd.input_files);
+    for (const WeightedInput& in : inputs) read.push_back(in.path);
+    if (!outputs_are_safe({cmd.output}, read)) return 1;
+  }
   // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc). Indexed inputs
   // whose MemProf section holds records or a data-access profile take both paths: their
   // counters are merged as usual and their memprof data joins the memprof merge.

@@ -4,6 +4,7 @@
 // ReportCommand and handled in run_report after the profile is loaded.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "report/dhat_export.h"
 #include "report/heap_profile.h"
@@ -40,6 +41,12 @@ int run_report(ReportCommand& cmd) {
   if (!to_stdout && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);
 
+  std::vector<std::string> outputs;
+  for (const std::string* o : {&cmd.output, &cmd.html, &cmd.pprof, &cmd.dhat})
+    if (!o->empty() && !(o == &cmd.output && *o == "-")) outputs.push_back(*o);
+  std::vector<std::string> inputs = cmd.heap.profiled_binaries;
+  inputs.push_back(cmd.input);
+  if (!outputs_are_safe(outputs, inputs)) return 1;
   report::HeapProfile profile;
   if (!load_heap(cmd.input, cmd.heap, profile)) return 1;
   int status = 0;

@@ -57,6 +57,9 @@ bool apply_single_dash(CLI::App& sub, const std::string& arg) {
 }
 
 int run_show(CLI::App& sub, ShowCommand& cmd) {
+  std::vector<std::string> inputs = cmd.memprof.profiled_binaries;
+  inputs.push_back(cmd.input);
+  if (!outputs_are_safe({cmd.output}, inputs)) return 1;
   if (cmd.memory) return show_memprof(cmd.input, cmd.memprof, cmd.output);
   for (const std::string& extra : sub.remaining()) {
     if (!apply_single_dash(sub, extra)) {

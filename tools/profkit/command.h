@@ -38,6 +38,10 @@ void report_error(std::string_view message);
 // Prints `FILE: warning: MESSAGE` on stderr.
 void report_warning(std::string_view file, std::string_view message);
 
+// False, after printing one line, when an output is one of the inputs (same device and
+// inode, whatever the path) or two outputs name one file: nothing may be written then.
+bool outputs_are_safe(std::vector<std::string> outputs, std::vector<std::string> inputs);
+
 // Leaves `object` (moved from the argument) to the end of the process instead of destroying
 // it: freeing a large profile's tens of thousands of small allocations one by one took 15%
 // of `show`. Kept reachable, so it is no leak. Sanitizer builds destroy it as usual, so

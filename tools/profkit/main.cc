@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/same_file.h"
 #include "tools/profkit/command.h"
 
 namespace profkit::cli {
@@ -61,6 +62,14 @@ void report_error(std::string_view file, const Error& error) {
 void report_error(std::string_view message) {
   std::fprintf(stderr, "profkit: error: %.*s\n", static_cast<int>(message.size()),
                message.data());
+}
+
+bool outputs_are_safe(std::vector<std::string> outputs, std::vector<std::string> inputs) {
+  const auto clash = find_output_clash(outputs, inputs);
+  if (!clash) return true;
+  const std::string line = describe(*clash) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  return false;
 }
 
 void report_warning(std::string_view file, std::string_view message) {

@@ -1,0 +1,58 @@
+#include "io/same_file.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+
+namespace profkit {
+
+namespace {
+
+bool is_stdio(const std::string& path) { return path.empty() || path == "-"; }
+
+// Same file as far as can be known before it exists: the canonical path of the parent
+// directory joined with the name (weakly_canonical resolves what exists).
+std::string normalized(const std::string& path) {
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (is_stdio(a) || is_stdio(b)) return false;
+  struct stat sa {}, sb {};
+  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+std::optional<OutputClash> find_output_clash(std::span<const std::string> outputs,
+                                             std::span<const std::string> inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& out = outputs[i];
+    for (const std::string& in : inputs)
+      if (same_file(out, in)) return OutputClash{out, in, false};
+    for (size_t j = 0; j < i; ++j) {
+      const std::string& other = outputs[j];
+      const bool both_stdout = out == "-" && other == "-";
+      if (both_stdout || (!is_stdio(out) && !is_stdio(other) &&
+                          (same_file(out, other) || normalized(out) == normalized(other))))
+        return OutputClash{out, other, true};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string describe(const OutputClash& clash) {
+  if (clash.other_is_output && clash.output == "-")
+    return "-: error: two outputs go to standard output; give all but one a file name";
+  if (clash.other_is_output)
+    return clash.output + ": error: two outputs would be written to this file (also given as " +
+           clash.other + ")";
+  return clash.output + ": error: the output is also the input " + clash.other +
+         "; refusing to overwrite it";
+}
+
+}  // namespace profkit
