@@ -9,8 +9,8 @@ packages=(
   clang-22 llvm-22 llvm-22-dev llvm-22-tools libclang-rt-22-dev lld-22
   clang-14 llvm-14 libclang-rt-14-dev g++ cmake ninja-build make
   # libraries
-  zlib1g-dev libzstd-dev libxxhash-dev libmd-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
+  zlib1g-dev libxxhash-dev libmd-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libdw-dev libelf-dev libcapstone-dev libunwind-dev
   libbz2-dev liblzma-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd

@@ -26,19 +26,6 @@ bool is_memprof_input(Bytes bytes) {
   return kind == symbolize::MemProfInputKind::raw || kind == symbolize::MemProfInputKind::yaml;
 }
 
-std::vector<std::string> take_memprof_inputs(std::vector<std::string>& paths) {
-  std::vector<std::string> memprof, rest;
-  for (auto& p : paths) {
-    auto f = MappedFile::open(p);
-    if (f && is_memprof_input(f->bytes()))
-      memprof.push_back(std::move(p));
-    else
-      rest.push_back(std::move(p));
-  }
-  paths = std::move(rest);
-  return memprof;
-}
-
 namespace {
 
 void warn_dropped(const std::vector<symbolize::MemProfInputReport>& reports) {

@@ -20,9 +20,6 @@ struct MemProfCliOptions {
 // True if `bytes` is a raw memprof profile or MemProf YAML (what merge routes here).
 bool is_memprof_input(Bytes bytes);
 
-// Removes the memprof inputs (raw/YAML) from `paths` and returns them, in order.
-std::vector<std::string> take_memprof_inputs(std::vector<std::string>& paths);
-
 // Loads, symbolizes and merges `inputs`; prints per-input warnings about what could not be
 // symbolized. Returns false after printing an error.
 struct MemProfMerged;
