@@ -21,7 +21,7 @@ Unexpected os_error(const std::string& what) {
 Expected<OutputFile> OutputFile::create(const std::string& path) {
   OutputFile out;
   out.path_ = path;
-  if (path == "-") {
+  if (is_stdout_path(path)) {
     out.fd_ = STDOUT_FILENO;
     out.is_stdout_ = true;
     return out;

@@ -9,6 +9,10 @@
 
 namespace profkit {
 
+// True for the path that means standard output: "-", or no path at all. The one place that
+// decides it; commands and writers ask here.
+inline bool is_stdout_path(std::string_view path) { return path.empty() || path == "-"; }
+
 class OutputFile {
  public:
   // Creates `path`.tmp.XXXXXX in the target's directory. "-" means standard output, and an

@@ -1,5 +1,7 @@
 #include "io/same_file.h"
 
+#include "io/output_file.h"
+
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -8,8 +10,6 @@
 namespace profkit {
 
 namespace {
-
-bool is_stdio(const std::string& path) { return path.empty() || path == "-"; }
 
 // Same file as far as can be known before it exists: the canonical path of the parent
 // directory joined with the name (weakly_canonical resolves what exists).
@@ -22,7 +22,7 @@ std::string normalized(const std::string& path) {
 }  // namespace
 
 bool same_file(const std::string& a, const std::string& b) {
-  if (is_stdio(a) || is_stdio(b)) return false;
+  if (is_stdout_path(a) || is_stdout_path(b)) return false;
   struct stat sa {}, sb {};
   if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
@@ -37,7 +37,7 @@ std::optional<OutputClash> find_output_clash(std::span<const std::string> output
     for (size_t j = 0; j < i; ++j) {
       const std::string& other = outputs[j];
       const bool both_stdout = out == "-" && other == "-";
-      if (both_stdout || (!is_stdio(out) && !is_stdio(other) &&
+      if (both_stdout || (!is_stdout_path(out) && !is_stdout_path(other) &&
                           (same_file(out, other) || normalized(out) == normalized(other))))
         return OutputClash{out, other, true};
     }

@@ -3,6 +3,8 @@
 // printf-style formatting is used only where LLVM's exact float rendering matters.
 #include "report/instrprof_show.h"
 
+#include "format/bytes/number_text.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -24,30 +26,6 @@ namespace {
 using instrprof::Profile;
 using instrprof::Record;
 using instrprof::ValueKind;
-
-void append_u64(std::string& out, uint64_t v) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-// printf("%<width>...") for an already formatted number: right-aligned, space padded.
-void append_padded(std::string& out, std::string_view digits, size_t width) {
-  if (digits.size() < width) out.append(width - digits.size(), ' ');
-  out.append(digits);
-}
-
-void append_u64_width(std::string& out, uint64_t v, size_t width) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  append_padded(out, std::string_view(buf, static_cast<size_t>(res.ptr - buf)), width);
-}
-
-void append_i64_width(std::string& out, int64_t v, size_t width) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  append_padded(out, std::string_view(buf, static_cast<size_t>(res.ptr - buf)), width);
-}
 
 // printf("0x%016" PRIx64, v).
 void append_hash(std::string& out, uint64_t v) {
@@ -140,14 +118,14 @@ void append_value_sites(std::string& out, const Record& record, ValueKind kind,
     if (site_sum == 0) site_sum = 1;
     for (const auto& v : site) {
       out += "\t[ ";
-      append_u64_width(out, static_cast<uint32_t>(i), 2);  // %2u
+      append_decimal(out, static_cast<uint32_t>(i), 2);  // %2u
       out += ", ";
       if (names != nullptr)
         out += names->find(v.value);
       else
-        append_u64_width(out, v.value, 4);  // %4 PRIu64
+        append_decimal(out, v.value, 4);  // %4 PRIu64
       out += ", ";
-      append_i64_width(out, static_cast<int64_t>(v.count), 10);  // %10 PRId64
+      append_decimal(out, static_cast<int64_t>(v.count), 10);  // %10 PRId64
       out += " ] (";
       append_fixed2(out, static_cast<double>(v.count) * 100.0 / static_cast<double>(site_sum));
       out += "%)\n";
@@ -158,18 +136,18 @@ void append_value_sites(std::string& out, const Record& record, ValueKind kind,
 void append_value_stats(std::string& out, const ValueSiteStats& stats) {
   out += "  Total number of sites: ";
   // LLVM keeps the site total in 32 bits when printing.
-  append_u64(out, static_cast<uint32_t>(stats.total_sites));
+  append_decimal(out, static_cast<uint32_t>(stats.total_sites));
   out += "\n  Total number of sites with values: ";
-  append_u64(out, stats.sites_with_values);
+  append_decimal(out, stats.sites_with_values);
   out += "\n  Total number of profiled values: ";
-  append_u64(out, stats.total_values);
+  append_decimal(out, stats.total_values);
   out += "\n  Value sites histogram:\n\tNumTargets, SiteCount\n";
   for (size_t k = 0; k < stats.histogram.size(); ++k) {
     if (stats.histogram[k] == 0) continue;
     out += '\t';
-    append_u64(out, k + 1);
+    append_decimal(out, k + 1);
     out += ", ";
-    append_u64(out, stats.histogram[k]);
+    append_decimal(out, stats.histogram[k]);
     out += '\n';
   }
 }
@@ -236,9 +214,9 @@ void append_detailed_summary(std::string& out, const instrprof::Summary& summary
             ? 100.f * static_cast<float>(e.num_counts) / static_cast<float>(summary.total_num_blocks)
             : 0.f;
     const float cutoff_percent = 100.f * static_cast<float>(e.cutoff) / 1000000.f;
-    append_u64(out, e.num_counts);
+    append_decimal(out, e.num_counts);
     append_printf(out, " blocks (%.2f%%) with count >= ", static_cast<double>(blocks_percent));
-    append_u64(out, e.min_count);
+    append_decimal(out, e.min_count);
     append_printf(out, " account for %0.6g%% of the total counts.\n",
                   static_cast<double>(cutoff_percent));
   }
@@ -274,20 +252,20 @@ uint64_t shown_profile_version(const Profile& profile) {
 
 void append_temporal_traces(std::string& out, const Profile& profile) {
   out += "Temporal Profile Traces (samples=";
-  append_u64(out, profile.traces.size());
+  append_decimal(out, profile.traces.size());
   out += " seen=";
-  append_u64(out, profile.trace_stream_size);
+  append_decimal(out, profile.trace_stream_size);
   out += "):\n";
   if (profile.traces.empty()) return;
   NameTable names(profile);
   for (size_t i = 0; i < profile.traces.size(); ++i) {
     const auto& trace = profile.traces[i];
     out += "  Temporal Profile Trace ";
-    append_u64(out, static_cast<uint32_t>(i));
+    append_decimal(out, static_cast<uint32_t>(i));
     out += " (weight=";
-    append_u64(out, trace.weight);
+    append_decimal(out, trace.weight);
     out += " count=";
-    append_u64(out, trace.function_refs.size());
+    append_decimal(out, trace.function_refs.size());
     out += "):\n";
     for (uint64_t ref : trace.function_refs) {
       out += "    ";
@@ -327,7 +305,7 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
 
   if (options.list_below_cutoff) {
     out += "The list of functions with the maximum counter less than ";
-    append_u64(out, options.value_cutoff);
+    append_decimal(out, options.value_cutoff);
     out += ":\n";
   }
 
@@ -356,7 +334,7 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
         out += ":\n    Hash: ";
         append_hash(out, r.hash);
         out += "\n    Counters: ";
-        append_u64(out, r.counts.size());
+        append_decimal(out, r.counts.size());
         out += first == instrprof::kPseudoHot ? "    <PseudoHot>\n" : "    <PseudoWarm>\n";
       }
       continue;
@@ -374,9 +352,9 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
         out += "  ";
         out += r.name;
         out += ": (Max = ";
-        append_u64(out, max);
+        append_decimal(out, max);
         out += " Sum = ";
-        append_u64(out, sum);
+        append_decimal(out, sum);
         out += ")\n";
       }
       continue;
@@ -408,18 +386,18 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
     const size_t num_memop = vs[static_cast<size_t>(ValueKind::mem_op_size)].size();
     if (options.ic_targets) {
       out += "    Indirect Call Site Count: ";
-      append_u64(out, static_cast<uint32_t>(num_ic));
+      append_decimal(out, static_cast<uint32_t>(num_ic));
       out += '\n';
     }
     if (options.show_vtables) {
       out += "    Number of instrumented vtables: ";
-      append_u64(out, static_cast<uint32_t>(num_vt));
+      append_decimal(out, static_cast<uint32_t>(num_vt));
       out += '\n';
     }
     const bool show_memop = options.memop_sizes && static_cast<uint32_t>(num_memop) > 0;
     if (show_memop) {
       out += "    Number of Memory Intrinsics Calls: ";
-      append_u64(out, static_cast<uint32_t>(num_memop));
+      append_decimal(out, static_cast<uint32_t>(num_memop));
       out += '\n';
     }
     if (options.counts) {
@@ -475,29 +453,29 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
   }
   if (options.all_functions || !options.function.empty()) {
     out += "Functions shown: ";
-    append_u64(out, shown);
+    append_decimal(out, shown);
     out += '\n';
   }
   out += "Total functions: ";
-  append_u64(out, summary.total_num_functions);
+  append_decimal(out, summary.total_num_functions);
   out += "\nMaximum function count: ";
-  append_u64(out, summary.max_function_count);
+  append_decimal(out, summary.max_function_count);
   out += "\nMaximum internal block count: ";
-  append_u64(out, summary.max_internal_block_count);
+  append_decimal(out, summary.max_internal_block_count);
   out += "\nTotal number of blocks: ";
-  append_u64(out, summary.total_num_blocks);
+  append_decimal(out, summary.total_num_blocks);
   out += "\nTotal count: ";
-  append_u64(out, summary.total_block_count);
+  append_decimal(out, summary.total_block_count);
   out += '\n';
   if (options.value_cutoff > 0) {
     out += "Number of functions with maximum count (< ";
-    append_u64(out, options.value_cutoff);
+    append_decimal(out, options.value_cutoff);
     out += "): ";
-    append_u64(out, below_cutoff);
+    append_decimal(out, below_cutoff);
     out += "\nNumber of functions with maximum count (>= ";
-    append_u64(out, options.value_cutoff);
+    append_decimal(out, options.value_cutoff);
     out += "): ";
-    append_u64(out, summary.total_num_functions - below_cutoff);
+    append_decimal(out, summary.total_num_functions - below_cutoff);
     out += '\n';
   }
   if (options.topn != 0) {
@@ -505,14 +483,14 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
     std::stable_sort(hottest.begin(), hottest.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     out += "Top ";
-    append_u64(out, options.topn);
+    append_decimal(out, options.topn);
     out += " functions with the largest internal block counts: \n";
     const size_t n = std::min<size_t>(options.topn, hottest.size());
     for (size_t i = 0; i < n; ++i) {
       out += "  ";
       out += hottest[i].first;
       out += ", max count = ";
-      append_u64(out, hottest[i].second);
+      append_decimal(out, hottest[i].second);
       out += '\n';
     }
   }
@@ -535,7 +513,7 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
   if (options.binary_ids) append_binary_ids(out, profile);
   if (options.profile_version) {
     out += "Profile version: ";
-    append_u64(out, shown_profile_version(profile));
+    append_decimal(out, shown_profile_version(profile));
     out += '\n';
   }
   if (options.temporal_profile_traces) append_temporal_traces(out, profile);

@@ -16,7 +16,7 @@
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/hash.h"
-#include "format/instrprof/flat_map.h"
+#include "format/bytes/flat_map.h"
 #include "format/instrprof/llvm_order.h"
 #include "format/instrprof/summary.h"
 

@@ -18,7 +18,7 @@
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/expected.h"
-#include "format/instrprof/flat_map.h"
+#include "format/bytes/flat_map.h"
 #include "format/instrprof/profile.h"
 #include "format/instrprof/raw_reader.h"
 

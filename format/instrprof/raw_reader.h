@@ -15,7 +15,7 @@
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/expected.h"
-#include "format/instrprof/flat_map.h"
+#include "format/bytes/flat_map.h"
 #include "format/instrprof/profile.h"
 
 namespace profkit::instrprof {

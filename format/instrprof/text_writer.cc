@@ -1,6 +1,8 @@
 // Text profile writer (spec 4.2).
 #include "format/instrprof/text_writer.h"
 
+#include "format/bytes/number_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <string_view>
@@ -11,15 +13,8 @@ namespace {
 
 constexpr std::string_view kExternalSymbol = "** External Symbol **";
 
-void append_u64(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, end);
-}
-
 void append_line(std::string& out, uint64_t v) {
-  append_u64(out, v);
+  append_decimal(out, v);
   out.push_back('\n');
 }
 
@@ -83,7 +78,7 @@ void append_text_record(std::string& out, const Record& record, const NameResolv
           const std::string* name = names.find(vd.value);
           out += name ? std::string_view(*name) : kExternalSymbol;
         } else {
-          append_u64(out, vd.value);
+          append_decimal(out, vd.value);
         }
         out.push_back(':');
         append_line(out, vd.count);

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "format/instrprof/flat_map.h"
+#include "format/bytes/flat_map.h"
 
 namespace profkit::memprof {
 namespace {
@@ -241,7 +241,7 @@ void merge_mib(MemInfoBlock& m, std::vector<uint64_t>& m_hist, const MemInfoBloc
 // kept ones are compacted toward the front; otherwise `items` are appended.
 template <class T, class SameId>
 Expected<void> fold_by_stack_id(std::vector<T>& out, std::vector<T>& items, bool in_place,
-                                instrprof::FlatMap64& index, SameId same_id) {
+                                FlatMap64& index, SameId same_id) {
   std::vector<T>& source = in_place ? out : items;
   size_t kept = in_place ? 0 : out.size();
   index.reserve(kept + source.size());
@@ -265,8 +265,8 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   MergedRaw out;
   if (profiles.empty()) return out;
   out.segments = profiles.front().segments;
-  instrprof::FlatMap64 mib_index;    // stack id -> index in out.mibs
-  instrprof::FlatMap64 stack_index;  // stack id -> index in out.stacks
+  FlatMap64 mib_index;    // stack id -> index in out.mibs
+  FlatMap64 stack_index;  // stack id -> index in out.stacks
   for (RawProfile& p : profiles) {
     out.version = p.version;
     if (p.segments != out.segments)
@@ -297,7 +297,7 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   out.mib_stack.reserve(out.mibs.size());
   for (const RawMib& r : out.mibs) {
     const uint32_t at = stack_index.find(r.stack_id);
-    if (at == instrprof::FlatMap64::kMissing)
+    if (at == FlatMap64::kMissing)
       return malformed(r.file_offset, "memprof callstack record does not contain id: " +
                                           std::to_string(r.stack_id));
     out.mib_stack.push_back(at);

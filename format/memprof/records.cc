@@ -22,7 +22,7 @@ void put_frame_bytes(std::vector<uint8_t>& out, const Frame& f, bool with_inline
 }
 
 // Index of the record for `guid`, creating it at the end.
-uint32_t record_for(MemProfData& data, instrprof::FlatMap64& index, uint64_t guid) {
+uint32_t record_for(MemProfData& data, FlatMap64& index, uint64_t guid) {
   const auto fresh = static_cast<uint32_t>(data.records.size());
   const uint32_t at = index.insert(guid, fresh);
   if (at == fresh) data.records.push_back(Record{guid, {}, {}});
@@ -150,7 +150,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   MemProfData data;
   StackTable& table = data.stacks;
   ConversionStats local;
-  instrprof::FlatMap64 record_index;  // GUID -> index in data.records
+  FlatMap64 record_index;  // GUID -> index in data.records
   // Per distinct PC (index by pc_index): its frames interned in `table` as the run
   // pc_frames[first, first + count) (count 0: dropped), and how far its call-site lists are
   // done (1: non-leaf levels, 2: all). A PC recurs in many contexts; this is looked up once
@@ -162,7 +162,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   };
   std::vector<PcEntry> pcs;
   std::vector<uint32_t> pc_frames;
-  instrprof::FlatMap64 pc_index;
+  FlatMap64 pc_index;
   // Call-site lists per function in first-insertion order, each a set of PCs (by pc index).
   std::vector<std::pair<uint64_t, std::vector<uint32_t>>> per_fn;
   std::unordered_map<uint64_t, size_t> per_fn_index;

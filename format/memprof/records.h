@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "format/bytes/expected.h"
-#include "format/instrprof/flat_map.h"
+#include "format/bytes/flat_map.h"
 #include "format/memprof/raw_layout.h"
 #include "format/memprof/raw_reader.h"
 
@@ -119,11 +119,11 @@ class StackTable {
 
   std::vector<Frame> frames_;                // dense frame index -> frame
   std::vector<uint64_t> frame_ids_;          // dense frame index -> FrameId
-  instrprof::FlatMap64 frame_by_id_;
+  FlatMap64 frame_by_id_;
   std::vector<uint32_t> pool_;               // frame indices of every stack, concatenated
   std::vector<uint64_t> stack_begin_{0};     // stack s is pool_[begin[s], begin[s + 1])
   std::vector<uint64_t> stack_ids_;          // dense stack index -> CallStackId
-  instrprof::FlatMap64 stack_by_id_;
+  FlatMap64 stack_by_id_;
   bool lookup_dropped_ = false;
   std::vector<uint64_t> scratch_ids_;
 };

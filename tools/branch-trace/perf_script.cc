@@ -1,35 +1,17 @@
 #include "tools/branch-trace/perf_script.h"
 
+#include "format/bytes/number_text.h"
+
 #include <charconv>
 
 namespace profkit::branch_trace {
 
 namespace {
 
-void append_hex(std::string& out, uint64_t v) {
-  char buf[16];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
-  out.append(buf, r.ptr);
-}
-
-void append_dec(std::string& out, uint64_t v) {
-  char buf[20];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
 // printf's "%#lx": "0x" + hex, but a bare "0" for zero.
 void append_alt_hex(std::string& out, uint64_t v) {
   if (v != 0) out += "0x";
   append_hex(out, v);
-}
-
-// printf's "%16lx".
-void append_hex16(std::string& out, uint64_t v) {
-  char buf[16];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
-  out.append(16 - static_cast<size_t>(r.ptr - buf), ' ');
-  out.append(buf, r.ptr);
 }
 
 // printf's "%02x".
@@ -61,9 +43,9 @@ void append_brstack(std::string& out, const BranchRing& ring, FlagStyle style) {
 
 void append_mmap2(std::string& out, const MmapEvent& e) {
   out += "PERF_RECORD_MMAP2 ";
-  append_dec(out, static_cast<uint64_t>(e.pid));
+  append_decimal(out, static_cast<uint64_t>(e.pid));
   out += '/';
-  append_dec(out, static_cast<uint64_t>(e.pid));
+  append_decimal(out, static_cast<uint64_t>(e.pid));
   out += ": [0x";
   append_hex(out, e.start);
   out += "(0x";
@@ -75,9 +57,9 @@ void append_mmap2(std::string& out, const MmapEvent& e) {
   out += ':';
   append_hex02(out, e.dev_minor);
   out += ' ';
-  append_dec(out, e.inode);
+  append_decimal(out, e.inode);
   out += ' ';
-  append_dec(out, e.generation);
+  append_decimal(out, e.generation);
   out += "]: ";
   out += e.prot;
   out += ' ';
@@ -87,7 +69,7 @@ void append_mmap2(std::string& out, const MmapEvent& e) {
 
 void append_lbr_sample(std::string& out, uint64_t ip, const BranchRing& ring, FlagStyle style) {
   out += ' ';
-  append_hex16(out, ip);
+  append_hex(out, ip, 16);
   append_brstack(out, ring, style);
   out += '\n';
 }
@@ -97,7 +79,7 @@ void append_hybrid_sample(std::string& out, std::span<const uint64_t> stack,
   out += '\n';
   for (uint64_t frame : stack) {
     out += '\t';
-    append_hex16(out, frame);
+    append_hex(out, frame, 16);
     out += '\n';
   }
   append_brstack(out, ring, style);

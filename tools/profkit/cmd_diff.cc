@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_file.h"
 #include "report/heap_diff.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/heap_cli.h"
@@ -25,7 +26,7 @@ int run_diff(DiffCommand& cmd) {
   view.top = cmd.top;
   view.thresholds = cmd.heap.thresholds;
   if (!resolve_color(cmd.heap, view.color)) return 1;
-  if (!(cmd.output.empty() || cmd.output == "-") && cmd.heap.color != "always") view.color = false;
+  if (!is_stdout_path(cmd.output) && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);
   std::vector<std::string> inputs = cmd.heap.profiled_binaries;
   inputs.push_back(cmd.base);

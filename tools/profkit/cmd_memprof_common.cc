@@ -98,7 +98,7 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
 }
 
 int write_output(const std::string& output, const std::string& text) {
-  if (output.empty() || output == "-") {
+  if (is_stdout_path(output)) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return std::fflush(stdout) == 0 ? 0 : 1;
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_file.h"
 #include "report/dhat_export.h"
 #include "report/heap_profile.h"
 #include "report/heap_view.h"
@@ -36,7 +37,7 @@ int run_report(ReportCommand& cmd) {
   }
   view.top = cmd.top;
   view.thresholds = cmd.heap.thresholds;
-  const bool to_stdout = cmd.output.empty() || cmd.output == "-";
+  const bool to_stdout = is_stdout_path(cmd.output);
   if (!resolve_color(cmd.heap, view.color)) return 1;
   if (!to_stdout && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);

@@ -96,7 +96,7 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     report_error(cmd.input, profile.error());
     return 1;
   }
-  if (cmd.output.empty() || cmd.output == "-") {
+  if (is_stdout_path(cmd.output)) {
     const bool ok = report::write_show_instrprof(
         *profile, cmd.options, [](std::string_view piece) {
           return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();

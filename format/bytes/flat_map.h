@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace profkit::instrprof {
+namespace profkit {
 
 namespace detail {
 inline uint64_t mix64(uint64_t x) {
@@ -98,4 +98,4 @@ struct HashKeyPair {
 };
 using FlatMapPair = FlatMap<KeyPair, HashKeyPair>;
 
-}  // namespace profkit::instrprof
+}  // namespace profkit
