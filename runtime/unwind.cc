@@ -346,7 +346,7 @@ const uint8_t* find_fde(const Image& image, const uint8_t* hdr, uintptr_t pc) {
 }  // namespace
 
 // The rule at `pc` from an object's .eh_frame_hdr at `hdr`, all of whose reads stay in
-// `image` (unwind_fuzz.cc drives this with arbitrary bytes).
+// `image` (runtime_unwind_fuzz.cc drives this with arbitrary bytes).
 FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
                            uintptr_t pc) {
   FrameRule bad{FrameRule::bad, 0, 0, 0};

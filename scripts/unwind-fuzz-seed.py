@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a seed for runtime/unwind_fuzz.cc from an ELF binary: its .eh_frame_hdr and
+"""Writes a seed for runtime/runtime_unwind_fuzz.cc from an ELF binary: its .eh_frame_hdr and
 .eh_frame as one image (addresses as mapped), the header's offset, and a PC offset inside
 the first FDE's function.  Usage: unwind-fuzz-seed.py BINARY OUT"""
 import struct

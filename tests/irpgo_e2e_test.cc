@@ -117,7 +117,7 @@ const Built& built(const Program& p, const Llvm& llvm) {
     run_ok("cd " + q(b.dir) + " && LLVM_PROFILE_FILE=" + q(raw) + " ./prog " + p.runs[i] +
            " >/dev/null");
     b.raws.push_back(raw);
-    add_seed("raw_reader_fuzz", raw, key + "_run" + std::to_string(i) + ".profraw");
+    add_seed("instrprof_raw_reader_fuzz", raw, key + "_run" + std::to_string(i) + ".profraw");
   }
   return cache.emplace(key, b).first->second;
 }
@@ -185,7 +185,7 @@ void check_round_trip(const Llvm& llvm) {
     for (const char* f : {"a.profdata", "b.profdata", "la.profdata", "lb.profdata"})
       add_seed("instrprof_indexed_reader_fuzz", d + f,
                p.name + std::to_string(llvm.version) + "_" + f);
-    add_seed("text_reader_fuzz", d + "a.txt", p.name + std::to_string(llvm.version) + "_a.txt");
+    add_seed("instrprof_text_reader_fuzz", d + "a.txt", p.name + std::to_string(llvm.version) + "_a.txt");
   }
 }
 

@@ -139,7 +139,7 @@ class ReadersConformance : public ::testing::Test {
     namespace fs = std::filesystem;
     const std::string seeds = std::string(PROFKIT_BINARY_DIR) + "/seeds/";
     fs::create_directories(seeds + "instrprof_indexed_reader_fuzz");
-    fs::create_directories(seeds + "text_reader_fuzz");
+    fs::create_directories(seeds + "instrprof_text_reader_fuzz");
     for (const auto& [name, f] : indexed_) {
       const std::string txt = dir_ + "/" + name + ".txt";
       run_ok("llvm-profdata-" + f.release + " merge --text " + f.text_flags + " " +
@@ -147,7 +147,7 @@ class ReadersConformance : public ::testing::Test {
       texts_[name] = txt;
       fs::copy_file(f.path, seeds + "instrprof_indexed_reader_fuzz/" + name + ".profdata",
                     fs::copy_options::overwrite_existing);
-      fs::copy_file(txt, seeds + "text_reader_fuzz/" + name + ".txt",
+      fs::copy_file(txt, seeds + "instrprof_text_reader_fuzz/" + name + ".txt",
                     fs::copy_options::overwrite_existing);
     }
   }

@@ -106,17 +106,17 @@ CommandResult profkit_listing(const std::string& binary, const std::string& extr
                 sh_quote(binary));
 }
 
-// Writes fuzz seeds: the raw probe sections of `binary` for probe_fuzz and the whole file
-// for elf_fuzz (small files only).
+// Writes fuzz seeds: the raw probe sections of `binary` for probe_section_fuzz and the whole file
+// for elf_file_fuzz (small files only).
 void write_seeds(const std::string& binary, const std::string& tag) {
   const std::string root = std::string(PROFKIT_BINARY_DIR) + "/seeds/";
-  fs::create_directories(root + "probe_fuzz");
-  fs::create_directories(root + "elf_fuzz");
+  fs::create_directories(root + "probe_section_fuzz");
+  fs::create_directories(root + "elf_file_fuzz");
   const std::string data = read_file(binary);
-  if (data.size() < 64 * 1024) write_file(root + "elf_fuzz/" + tag, data);
+  if (data.size() < 64 * 1024) write_file(root + "elf_file_fuzz/" + tag, data);
   auto elf = elf::ElfFile::parse(as_bytes(data));
   ASSERT_TRUE(elf.has_value()) << binary;
-  // probe_fuzz input: u32 length of the descriptor bytes, descriptor bytes, probe bytes.
+  // probe_section_fuzz input: u32 length of the descriptor bytes, descriptor bytes, probe bytes.
   std::string desc, probes;
   for (const auto& s : elf->sections()) {
     auto bytes = elf->section_data(s);
@@ -126,14 +126,14 @@ void write_seeds(const std::string& binary, const std::string& tag) {
   }
   std::string seed(4, '\0');
   store_le<uint32_t>(reinterpret_cast<uint8_t*>(seed.data()), static_cast<uint32_t>(desc.size()));
-  write_file(root + "probe_fuzz/" + tag, seed + desc + probes);
-  // dwarf_line_fuzz: .debug_line; source_map_fuzz: ten sized sections and four addresses.
+  write_file(root + "probe_section_fuzz/" + tag, seed + desc + probes);
+  // dwarf_line_table_fuzz: .debug_line; dwarf_source_map_fuzz: ten sized sections and four addresses.
   auto dwarf = dwarf::DwarfSections::from_elf(*elf);
   ASSERT_TRUE(dwarf.has_value());
   if (dwarf->line.data.empty()) return;
-  fs::create_directories(root + "dwarf_line_fuzz");
-  fs::create_directories(root + "source_map_fuzz");
-  write_file(root + "dwarf_line_fuzz/" + tag, std::string(as_string_view(dwarf->line.data)));
+  fs::create_directories(root + "dwarf_line_table_fuzz");
+  fs::create_directories(root + "dwarf_source_map_fuzz");
+  write_file(root + "dwarf_line_table_fuzz/" + tag, std::string(as_string_view(dwarf->line.data)));
   const dwarf::Section* order[] = {&dwarf->info,     &dwarf->abbrev,      &dwarf->line,
                                    &dwarf->line_str, &dwarf->str,         &dwarf->str_offsets,
                                    &dwarf->addr,     &dwarf->ranges,      &dwarf->rnglists,
@@ -149,7 +149,7 @@ void write_seeds(const std::string& binary, const std::string& tag) {
   for (const auto& sec : elf->sections())
     if (sec.is_executable() && n < 4)
       store_le<uint64_t>(reinterpret_cast<uint8_t*>(header.data() + 40 + 8 * n++), sec.address + 4);
-  if (body.size() < 256 * 1024) write_file(root + "source_map_fuzz/" + tag, header + body);
+  if (body.size() < 256 * 1024) write_file(root + "dwarf_source_map_fuzz/" + tag, header + body);
 }
 
 struct Build {

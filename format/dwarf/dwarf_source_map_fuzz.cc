@@ -3,7 +3,7 @@
 // Input: ten u32 little-endian sizes (.debug_info, _abbrev, _line, _line_str, _str,
 // _str_offsets, _addr, _ranges, _rnglists, _aranges), four u64 addresses to look up, then
 // the section bytes in that order (seeds: the probe conformance test writes real ones to
-// seeds/source_map_fuzz/).
+// seeds/dwarf_source_map_fuzz/).
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
 // accepts is consistent: sequences are sorted by end address and name rows inside the
 // matrix, and a lookup inside a sequence returns nothing or a row at or below the address.
 // Input: the bytes of a .debug_line section; every unit is decoded in turn (seeds: the probe
-// conformance test writes the sections of its builds to seeds/dwarf_line_fuzz/).
+// conformance test writes the sections of its builds to seeds/dwarf_line_table_fuzz/).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

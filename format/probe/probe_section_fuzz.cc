@@ -2,7 +2,7 @@
 // and what it accepts is consistent: every probe belongs to a node, every address-index
 // entry names a probe, and the index is sorted by address.
 // Input: u32 little-endian length N, then N bytes of .pseudo_probe_desc, then the bytes of
-// .pseudo_probe (seeds: the conformance test writes real sections to seeds/probe_fuzz/).
+// .pseudo_probe (seeds: the conformance test writes real sections to seeds/probe_section_fuzz/).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
