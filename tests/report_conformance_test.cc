@@ -25,6 +25,7 @@
 #include "format/blake3/blake3.h"
 #include "format/bytes/cursor.h"
 #include "tests/support/harness.h"
+#include "tests/support/memprof_show.h"
 
 namespace profkit::test {
 namespace {
@@ -99,48 +100,10 @@ std::string chain(const json& context) {
 
 // ---- llvm-profdata-22 show --memory (raw): contexts keyed "Symbol:LineOffset:Column>..." ----
 
-using Fields = std::map<std::string, std::string>;
+using Fields = MibFields;
 
-std::map<std::string, Fields> llvm_show(const std::string& binary, const std::string& raw) {
-  const auto r = run_ok("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(binary) +
-                        " " + sh_quote(raw));
-  std::map<std::string, Fields> contexts;
-  std::istringstream in(r.out);
-  std::string line;
-  std::vector<std::string> frames;
-  Fields fields;
-  enum { kNone, kStack, kMib } state = kNone;
-  auto value_of = [](const std::string& s) {
-    std::string v = s.substr(s.find(':') + 1);
-    const size_t b = v.find_first_not_of(' ');
-    return b == std::string::npos ? std::string() : v.substr(b);
-  };
-  while (std::getline(in, line)) {
-    const size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    const std::string s = line.substr(first);
-    if (s.rfind("Callstack:", 0) == 0) {
-      frames.clear();
-      state = kStack;
-    } else if (state == kStack && s.rfind("SymbolName:", 0) == 0) {
-      frames.push_back(value_of(s));
-    } else if (state == kStack && (s.rfind("LineOffset:", 0) == 0 || s.rfind("Column:", 0) == 0)) {
-      frames.back() += ":" + value_of(s);
-    } else if (s.rfind("MemInfoBlock:", 0) == 0) {
-      state = kMib;
-      fields.clear();
-    } else if (state == kMib && s.find(':') != std::string::npos && s[0] != '-') {
-      const std::string name = s.substr(0, s.find(':'));
-      fields[name] = value_of(s);
-      if (name == "AccessHistogram") {
-        std::string joined;
-        for (const auto& f : frames) joined += (joined.empty() ? "" : ">") + f;
-        contexts[joined] = fields;
-        state = kNone;
-      }
-    }
-  }
-  return contexts;
+MemProfContexts llvm_show(const std::string& binary, const std::string& raw) {
+  return llvm_memprof_show(binary, raw);
 }
 
 std::string show_key(const json& context) {

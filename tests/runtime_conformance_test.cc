@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/harness.h"
+#include "tests/support/memprof_show.h"
 
 namespace {
 
@@ -33,57 +34,11 @@ std::string program(const std::string& name) {
   return profkit::test::source_path("tests/programs/runtime/" + name);
 }
 
-// One allocation context as llvm-profdata prints it: frames "Symbol:LineOffset:Column"
-// joined by '>' (leaf first), and the MemInfoBlock fields.
-using Fields = std::map<std::string, std::string>;
-using Contexts = std::map<std::string, Fields>;
-
-// Parses the YAML of `llvm-profdata show --memory` (raw input). A context may be listed
-// under several functions (inlined frames); the copies are identical.
-Contexts parse_show(const std::string& text) {
-  Contexts contexts;
-  std::istringstream in(text);
-  std::string line, key;
-  std::vector<std::string> frames;
-  Fields fields;
-  enum { kNone, kStack, kMib } state = kNone;
-  auto value_of = [](const std::string& s) {
-    const auto colon = s.find(':');
-    std::string v = s.substr(colon + 1);
-    return v.substr(v.find_first_not_of(' ') == std::string::npos ? v.size() : v.find_first_not_of(' '));
-  };
-  while (std::getline(in, line)) {
-    const auto first = line.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    const std::string s = line.substr(first);
-    if (s.rfind("Callstack:", 0) == 0) {
-      frames.clear();
-      state = kStack;
-    } else if (state == kStack && s.rfind("SymbolName:", 0) == 0) {
-      frames.push_back(value_of(s));
-    } else if (state == kStack && (s.rfind("LineOffset:", 0) == 0 || s.rfind("Column:", 0) == 0)) {
-      frames.back() += ":" + value_of(s);
-    } else if (s.rfind("MemInfoBlock:", 0) == 0) {
-      state = kMib;
-      fields.clear();
-    } else if (state == kMib && s.find(':') != std::string::npos && s[0] != '-') {
-      const std::string name = s.substr(0, s.find(':'));
-      fields[name] = value_of(s);
-      if (name == "AccessHistogram") {
-        std::string joined;
-        for (const auto& f : frames) joined += (joined.empty() ? "" : ">") + f;
-        contexts[joined] = fields;
-        state = kNone;
-      }
-    }
-  }
-  return contexts;
-}
+using Fields = profkit::test::MibFields;
+using Contexts = profkit::test::MemProfContexts;
 
 Contexts show(const std::string& binary, const std::string& raw) {
-  const auto r = run_ok("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(binary) +
-                        " " + sh_quote(raw));
-  return parse_show(r.out);
+  return profkit::test::llvm_memprof_show(binary, raw);
 }
 
 std::vector<std::string> files_with_prefix(const std::string& dir, const std::string& prefix) {
