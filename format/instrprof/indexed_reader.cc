@@ -12,7 +12,6 @@
 namespace profkit::instrprof {
 namespace {
 
-constexpr uint64_t kVersionMask = 0xFFFFFFFFull;
 constexpr uint64_t kLastValueKind = kNumValueKinds - 1;
 
 std::string hex(uint64_t v) {
@@ -356,50 +355,12 @@ Expected<void> read_trailing_sections(Bytes data, const IndexedHeader& h, uint64
 
 }  // namespace
 
-bool has_indexed_magic(Bytes data) {
-  return data.size() >= 8 && load_le<uint64_t>(data.data()) == kIndexedMagic;
-}
-
-uint64_t indexed_header_size(uint64_t version) {
-  if (version <= 7) return 40;
-  if (version == 8) return 48;
-  if (version == 9) return 56;
-  if (version <= 11) return 64;
-  return 72;
-}
-
 Expected<IndexedFile> read_indexed_file(Bytes data) {
-  Cursor c(data);
-  PROFKIT_TRY_ASSIGN(uint64_t magic, c.read_le<uint64_t>("indexed profile magic"));
-  if (magic != kIndexedMagic)
-    return make_error(ErrorCode::bad_magic, 0, "expected the indexed profile magic");
   IndexedFile file;
-  IndexedHeader& h = file.header;
-  PROFKIT_TRY_ASSIGN(h.version_word, c.read_le<uint64_t>("version"));
-  const uint64_t version = h.version_word & kVersionMask;
-  if (version < kIndexedMinVersion || version > kIndexedMaxVersion)
-    return make_error(ErrorCode::unsupported_version, 8,
-                      "expected indexed profile version 1..13, got " + std::to_string(version));
-  PROFKIT_TRY(c.skip(8, "unused header field"));
-  const uint64_t hash_type_at = c.offset();
-  PROFKIT_TRY_ASSIGN(h.hash_type, c.read_le<uint64_t>("HashType"));
-  if (h.hash_type != 0)
-    return malformed_at(hash_type_at,
-                        "expected HashType 0 (MD5), got " + std::to_string(h.hash_type));
-  PROFKIT_TRY_ASSIGN(h.hash_offset, c.read_le<uint64_t>("HashOffset"));
-  if (version >= 8) {
-    PROFKIT_TRY_ASSIGN(h.memprof_offset, c.read_le<uint64_t>("MemProfOffset"));
-  }
-  if (version >= 9) {
-    PROFKIT_TRY_ASSIGN(h.binary_id_offset, c.read_le<uint64_t>("BinaryIdOffset"));
-  }
-  if (version >= 10) {
-    PROFKIT_TRY_ASSIGN(h.temporal_traces_offset, c.read_le<uint64_t>("TemporalProfTracesOffset"));
-  }
-  if (version >= 12) {
-    PROFKIT_TRY_ASSIGN(h.vtable_names_offset, c.read_le<uint64_t>("VTableNamesOffset"));
-  }
-  h.size_bytes = c.offset();
+  PROFKIT_TRY_ASSIGN(file.header, read_indexed_header(data));
+  const IndexedHeader& h = file.header;
+  const uint64_t version = h.version();
+  Cursor c(data);
 
   Profile& p = file.profile;
   p.format = ProfileFormat::indexed;

@@ -11,6 +11,8 @@
 // All integers little-endian. Header offsets are back-patched once known.
 #include "format/instrprof/indexed_writer.h"
 
+#include "format/instrprof/indexed_header.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -24,7 +26,6 @@ namespace profkit::instrprof {
 
 namespace {
 
-constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
 
 void put64(std::string& out, uint64_t v) {
   char b[8];
@@ -158,29 +159,18 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
                                              kFlagByteCoverage | kFlagFunctionEntryOnly)
                                           : kFlags22);
   flags &= ~kFlagDebugCorrelate;
-  const bool memprof = !llvm14 && (flags & kFlagMemProf) && !merged.memprof_section.empty();
-  if (!memprof) flags &= ~kFlagMemProf;
+  const bool memprof_writer = !llvm14 && static_cast<bool>(options.memprof_section);
+  const bool memprof = memprof_writer ||
+                       (!llvm14 && (flags & kFlagMemProf) && !merged.memprof_section.empty());
+  if (memprof)
+    flags |= kFlagMemProf;
+  else
+    flags &= ~kFlagMemProf;
   const bool cs = (flags & kFlagCSIR) != 0;
   std::string out;
-  put64(out, kIndexedMagic);
-  put64(out, version | flags);
-  put64(out, 0);  // Unused
-  put64(out, 0);  // HashType: MD5
-  const size_t hash_offset_at = out.size();
-  put64(out, 0);
-  size_t memprof_at = 0, binary_ids_at = 0, traces_at = 0, vtable_names_at = 0;
-  if (!llvm14) {
-    memprof_at = out.size();
-    put64(out, 0);
-    binary_ids_at = out.size();
-    put64(out, 0);
-    traces_at = out.size();
-    put64(out, 0);
-    if (version >= 12) {
-      vtable_names_at = out.size();
-      put64(out, 0);
-    }
-  }
+  IndexedHeader header;  // offsets filled in as the sections are placed, then rewritten
+  header.version_word = version | flags;
+  append_indexed_header(out, header);
   const size_t summary_at = out.size();
   out.append(kSummarySize * (cs ? 2 : 1), '\0');
 
@@ -250,7 +240,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
     }
   }
   pad_to_8(out);
-  patch64(out, hash_offset_at, out.size());
+  header.hash_offset = out.size();
   put64(out, buckets.size());
   put64(out, key_order.size());
   for (uint64_t o : bucket_offsets) put64(out, o);
@@ -265,12 +255,13 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
 
   if (!llvm14) {
     if (memprof) {
-      patch64(out, memprof_at, out.size());
+      header.memprof_offset = out.size();
       // Not padded: a v4 section ending with a data-access profile can end at an odd
       // offset and llvm-profdata starts the binary-id section right there (C.1).
-      out.append(merged.memprof_section);
+      out.append(memprof_writer ? options.memprof_section(header.memprof_offset)
+                                : merged.memprof_section);
     }
-    patch64(out, binary_ids_at, out.size());
+    header.binary_id_offset = out.size();
     uint64_t ids_size = 0;
     for (const auto& id : merged.binary_ids) ids_size += 8 + id.size() + (8 - id.size() % 8) % 8;
     put64(out, ids_size);
@@ -280,11 +271,11 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
       out.append((8 - id.size() % 8) % 8, '\0');  // relative: the section may start unaligned
     }
     if (version >= 12) {
-      patch64(out, vtable_names_at, out.size());
+      header.vtable_names_offset = out.size();
       put64(out, 0);  // no --keep-vtable-symbols: empty names blob
     }
     if (flags & kFlagTemporal) {
-      patch64(out, traces_at, out.size());
+      header.temporal_traces_offset = out.size();
       put64(out, merged.traces.size());
       put64(out, merged.trace_stream_size);
       for (const TemporalTrace& t : merged.traces) {
@@ -294,6 +285,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
       }
     }
   }
+  rewrite_indexed_header(out, header);
   return out;
 }
 

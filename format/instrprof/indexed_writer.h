@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -20,6 +21,11 @@ struct IndexedWriteOptions {
   // Optional: the NameRef (MD5) of each record's name, as a Merger knows them; spares
   // hashing every name again. Ignored unless it has one entry per record.
   std::span<const uint64_t> name_refs;
+  // Writes a MemProf section for the absolute file offset it will start at (the section
+  // stores absolute offsets, so it is made once its place is known). When set, the file
+  // gets the MemProf flag and this section instead of the Profile's memprof_section.
+  // Not used for version 7 (LLVM 14 had no MemProf section).
+  std::function<std::string(uint64_t offset)> memprof_section;
 };
 
 // Requires: `merged` lists records in first-seen order (as Merger::finish() returns them),

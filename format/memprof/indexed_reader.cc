@@ -2,6 +2,9 @@
 // decoded with bounded jumps, all counts bounded by the bytes that remain.
 #include "format/memprof/indexed_reader.h"
 
+#include "format/instrprof/indexed_header.h"
+#include "format/instrprof/profile.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,8 +13,6 @@
 namespace profkit::memprof {
 namespace {
 
-constexpr uint64_t kIndexedMagic = 0x8169666F72706CFFull;
-constexpr uint64_t kFlagMemProf = uint64_t{1} << 62;
 constexpr uint64_t kNumTags = kNumMibTags;
 static_assert(kNumTags == 28);
 
@@ -430,10 +431,12 @@ bool indexed_has_memprof_content(Bytes file) {
     v = load_le<uint64_t>(file.data() + at);
     return true;
   };
-  uint64_t magic, version, section, memprof_version, record_table, data_access = 0, entries;
-  if (!u64(0, magic) || magic != kIndexedMagic || !u64(8, version)) return false;
-  if ((version & 0xffffffff) < 8 || (version & kFlagMemProf) == 0) return false;
-  if (!u64(0x28, section) || !u64(section, memprof_version)) return false;
+  auto header = instrprof::read_indexed_header(file);
+  if (!header || header->version() < 8 || (header->version_word & instrprof::kFlagMemProf) == 0)
+    return false;
+  const uint64_t section = header->memprof_offset;
+  uint64_t memprof_version, record_table, data_access = 0, entries;
+  if (!u64(section, memprof_version)) return false;
   if (memprof_version == 2) {
     if (!u64(section + 8, record_table)) return false;
   } else if (memprof_version == 3 || memprof_version == 4) {
@@ -447,17 +450,11 @@ bool indexed_has_memprof_content(Bytes file) {
 }
 
 Expected<IndexedMemProf> read_indexed_memprof(Bytes file) {
-  Cursor c(file);
-  PROFKIT_TRY_ASSIGN(uint64_t magic, c.read_le<uint64_t>("indexed profile magic"));
-  if (magic != kIndexedMagic)
-    return make_error(ErrorCode::bad_magic, 0, "expected the indexed profile magic");
-  PROFKIT_TRY_ASSIGN(uint64_t version, c.read_le<uint64_t>("indexed profile version"));
-  if ((version & 0xffffffff) < 8 || (version & kFlagMemProf) == 0)
+  PROFKIT_TRY_ASSIGN(const instrprof::IndexedHeader header, instrprof::read_indexed_header(file));
+  if (header.version() < 8 || (header.version_word & instrprof::kFlagMemProf) == 0)
     return make_error(ErrorCode::invalid_argument, 8,
                       "the indexed profile has no MemProf section (version < 8 or no MemProf flag)");
-  PROFKIT_TRY(c.skip(24, "indexed header"));
-  PROFKIT_TRY_ASSIGN(uint64_t memprof_offset, c.read_le<uint64_t>("MemProf offset"));
-  return read_memprof_section(file, memprof_offset);
+  return read_memprof_section(file, header.memprof_offset);
 }
 
 }  // namespace profkit::memprof

@@ -3,6 +3,8 @@
 // byte-identical to llvm-profdata 22.
 #include "format/memprof/indexed_writer.h"
 
+#include "format/instrprof/indexed_writer.h"
+
 #include <algorithm>
 #include <cassert>
 #include <span>
@@ -497,38 +499,16 @@ std::string write_memprof_section(const MemProfData& data, const IndexedWriteOpt
 
 std::string write_memprof_only_profile(const MemProfData& data,
                                        const IndexedWriteOptions& options) {
-  static constexpr uint64_t kCutoffs[] = {10000,  100000, 200000, 300000, 400000, 500000,
-                                          600000, 700000, 800000, 900000, 950000, 990000,
-                                          999000, 999900, 999990, 999999};
-  std::string file(9 * 8, '\0');
-  put_le<uint64_t>(file, 6);
-  put_le<uint64_t>(file, std::size(kCutoffs));
-  for (int i = 0; i < 6; ++i) put_le<uint64_t>(file, 0);
-  for (uint64_t c : kCutoffs) {
-    put_le<uint64_t>(file, c);
-    put_le<uint64_t>(file, 0);
-    put_le<uint64_t>(file, 0);
-  }
-  const uint64_t hash_offset = file.size();
-  put_le<uint64_t>(file, 1);
-  put_le<uint64_t>(file, 0);
-  put_le<uint64_t>(file, 0);
-  const uint64_t memprof_offset = file.size();
-  // The section is written after the prefix in the same buffer (not copied: it can be tens
-  // of megabytes).
-  assert(options.version >= 2 && options.version <= 4);
-  Out out(std::move(file));
-  write_section(out, data, options);
-  file = out.take();
-  const uint64_t binary_id_offset = file.size();
-  put_le<uint64_t>(file, 0);
-  const uint64_t vtable_offset = file.size();
-  put_le<uint64_t>(file, 0);
-  const uint64_t header[9] = {0x8169666F72706CFFull, 13 | (uint64_t{1} << 62), 0, 0,
-                              hash_offset, memprof_offset, binary_id_offset, 0, vtable_offset};
-  for (int i = 0; i < 9; ++i) store_le<uint64_t>(reinterpret_cast<uint8_t*>(file.data()) + 8 * i,
-                                                 header[i]);
-  return file;
+  // An IR-PGO indexed file without records, around the section, as llvm-profdata writes it.
+  instrprof::IndexedWriteOptions file;
+  file.memprof_section = [&](uint64_t offset) {
+    IndexedWriteOptions at = options;
+    at.section_offset = offset;
+    return write_memprof_section(data, at);
+  };
+  auto bytes = instrprof::write_indexed_profile(instrprof::Profile{}, 13, file);
+  assert(bytes.has_value());  // an empty profile has nothing that can fail
+  return std::move(*bytes);
 }
 
 }  // namespace profkit::memprof

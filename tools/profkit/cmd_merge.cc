@@ -134,25 +134,23 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
   return {};
 }
 
-// True when the file starts with a raw or indexed IR-PGO magic (8 bytes read, nothing mapped).
-// `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
+// True when the file starts with a raw or indexed IR-PGO magic (its header read, nothing
+// mapped). `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
 bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
   *memprof_flag = false;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  uint8_t head[16];
+  uint8_t head[72];  // the largest indexed header
   const ssize_t n = ::pread(fd, head, sizeof head, 0);
   ::close(fd);
   if (n < 8) return false;
-  const Bytes bytes(head, 8);
-  if (load_le<uint64_t>(head) == instrprof::kIndexedMagic) {
-    if (n == sizeof head) {
-      const uint64_t version = load_le<uint64_t>(head + 8);
-      *memprof_flag = (version & 0xffffffff) >= 8 && (version & instrprof::kFlagMemProf) != 0;
-    }
+  const Bytes bytes(head, static_cast<size_t>(n));
+  if (instrprof::has_indexed_magic(bytes)) {
+    if (auto h = instrprof::read_indexed_header(bytes))
+      *memprof_flag = h->version() >= 8 && (h->version_word & instrprof::kFlagMemProf) != 0;
     return true;
   }
-  return instrprof::has_raw_magic(bytes);
+  return instrprof::has_raw_magic(bytes.subspan(0, 8));
 }
 
 int run_merge(MergeCommand& cmd) {
@@ -337,27 +335,19 @@ int run_merge(MergeCommand& cmd) {
     bytes = instrprof::write_text_profile(
         merged, version == 7 ? instrprof::TextFlavor::llvm14 : instrprof::TextFlavor::llvm22);
   } else {
-    auto written = instrprof::write_indexed_profile(
-        merged, static_cast<uint32_t>(version), {.sparse = cmd.sparse, .name_refs = name_refs});
+    instrprof::IndexedWriteOptions write;
+    write.sparse = cmd.sparse;
+    write.name_refs = name_refs;
+    if (memprof)
+      write.memprof_section = [&](uint64_t offset) {
+        return memprof_section_at(*memprof, cmd.memprof, offset);
+      };
+    auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
     if (!written) {
       report_error(cmd.output, written.error());
       return 1;
     }
     bytes = std::move(*written);
-    // The memprof section stores absolute offsets: written again once its place is known.
-    if (memprof && !write_with_memprof(
-                       merged, *memprof, cmd.memprof,
-                       [&](instrprof::Profile& p, std::string& b) {
-                         auto w = instrprof::write_indexed_profile(
-                             p, static_cast<uint32_t>(version),
-                             {.sparse = cmd.sparse, .name_refs = {}});
-                         if (w) b = std::move(*w);
-                         return w.has_value();
-                       },
-                       bytes)) {
-      report_error(cmd.output + ": error: cannot place the MemProf section");
-      return 1;
-    }
   }
   auto out = OutputFile::create(cmd.output);
   if (!out) {

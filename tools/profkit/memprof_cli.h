@@ -33,14 +33,6 @@ int write_output(const std::string& path, const std::string& bytes);
 // A memprof-only indexed profile, laid out as llvm-profdata 22 writes it.
 std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOptions& options);
 
-// Puts the memprof section into an indexed file produced by the IRPGO writer: `write`
-// is called with `profile` (memprof_section + kFlagMemProf set) and must return the file
-// bytes; the section is then regenerated for the offset the writer placed it at
-// (the section stores absolute file offsets). Returns false after printing an error.
-template <class WriteFn>
-bool write_with_memprof(instrprof::Profile& profile, const MemProfMerged& merged,
-                        const MemProfCliOptions& options, WriteFn&& write, std::string& bytes);
-
 // Section bytes for a given absolute file offset.
 std::string memprof_section_at(const MemProfMerged& merged, const MemProfCliOptions& options,
                                uint64_t offset);
@@ -49,20 +41,5 @@ std::string memprof_section_at(const MemProfMerged& merged, const MemProfCliOpti
 // exit status; writes the text to `output` (empty = stdout).
 int show_memprof(const std::string& input, const MemProfCliOptions& options,
                  const std::string& output);
-
-template <class WriteFn>
-bool write_with_memprof(instrprof::Profile& profile, const MemProfMerged& merged,
-                        const MemProfCliOptions& options, WriteFn&& write, std::string& bytes) {
-  profile.flags |= instrprof::kFlagMemProf;
-  profile.memprof_section = memprof_section_at(merged, options, 0);
-  if (!write(profile, bytes)) return false;
-  if (bytes.size() < 0x30) return false;
-  const uint64_t at = load_le<uint64_t>(reinterpret_cast<const uint8_t*>(bytes.data()) + 0x28);
-  const std::string section = memprof_section_at(merged, options, at);
-  if (section.size() != profile.memprof_section.size() || at + section.size() > bytes.size())
-    return false;
-  bytes.replace(at, section.size(), section);
-  return true;
-}
 
 }  // namespace profkit::cli
