@@ -9,6 +9,7 @@ package.
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -200,8 +201,13 @@ def build_ids(profkit, paths):
 
 
 def sniff_kind(path):
-    """'memprof-raw' for a raw memprof profile, else 'other' (decided by profkit merge)."""
+    """'memprof-raw' for a raw memprof profile, else 'other' (decided by profkit merge).
+
+    Only regular files are opened: a FIFO or a device would block or never end here, and
+    `profkit merge` reports them by name with its own time-out and limits."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "other"
         with open(path, "rb") as f:
             head = f.read(8)
     except OSError:

@@ -219,6 +219,27 @@ class FleetTest(unittest.TestCase):
         self.assertIn(bad, r.stderr)
         self.assertFalse(os.path.exists(out), "no output after a fatal input")
 
+    def test_a_hostile_input_fails_alone_and_the_workers_stay_up(self):
+        # A FIFO nobody writes to: profkit blocks opening it forever. The task time-out
+        # kills that profkit run; the shard is split until the input is found, which is
+        # named and skipped (--failure-mode=all). The workers serve the next merge.
+        fifo = os.path.join(WORK, "hostile.fifo")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        entries = RAWS[:10] + [fifo] + RAWS[10:20]
+        lst = write_list("hostile.list", entries)
+        want = os.path.join(WORK, "hostile.want")
+        self.assertEqual(profkit_merge(write_list("hostile_ok.list", RAWS[:20]), [], want)
+                         .returncode, 0)
+        got = os.path.join(WORK, "hostile.got")
+        r = fleet(["--scheduler", self.cluster.address, "--inputs", lst, "-o", got,
+                   "--shard-size", "8", "--task-timeout", "3", "--failure-mode=all"],
+                  timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(fifo + ": warning: skipped", r.stderr)
+        self.assertTrue(read(want) == read(got))
+        self.assertTrue(all(w.poll() is None for w in self.cluster.workers))
+
     def test_output_that_is_an_input_is_refused(self):
         lst = write_list("self.list", RAWS[:3])
         r = fleet(["--scheduler", self.cluster.address, "--inputs", lst, "-o", RAWS[1]])
