@@ -1,5 +1,5 @@
 // Loading raw, YAML and indexed memprof profiles into the heap-report model, and the
-// verdicts clang 22 would give each context (memprof-format.md G.2).
+// verdicts clang 22 would give each context (docs/formats/memprof.md G.2).
 #include "report/heap_profile.h"
 
 #include <cxxabi.h>

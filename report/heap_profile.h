@@ -1,7 +1,7 @@
 // The heap-report model: every allocation context of a memprof profile with its symbolized
 // chain (function, file:line, inlined frames marked), its MIB, derived metrics and the
 // cold / not-cold / hot verdict clang 22 would give it with LLVM's default thresholds
-// (memprof-format.md G.2). Built from raw profiles (ours and compiler-rt's, symbolized with
+// (docs/formats/memprof.md G.2). Built from raw profiles (ours and compiler-rt's, symbolized with
 // the given binaries), YAML and indexed memprof profiles. Every report view reads this:
 // the terminal table and JSON (`profkit report`), `profkit diff`, the HTML report, the
 // pprof and DHAT exports.
@@ -52,7 +52,7 @@ struct HeapContext {
   double avg_lifetime_ms() const;  // TotalLifetime / AllocCount
   double avg_accesses() const;     // TotalAccessCount / AllocCount
   // Accesses per byte per second as clang compares it: TotalLifetimeAccessDensity /
-  // AllocCount / 100 (memprof-format.md G.2).
+  // AllocCount / 100 (docs/formats/memprof.md G.2).
   double lifetime_access_density() const;
 };
 

@@ -1,5 +1,5 @@
 // `show` for IR-PGO profiles: renders a Profile as the text `llvm-profdata-22 show` prints
-// for the same file and flags (irpgo-format.md section 5). Returns the text; never prints.
+// for the same file and flags (docs/formats/irpgo.md section 5). Returns the text; never prints.
 #pragma once
 
 #include <cstdint>

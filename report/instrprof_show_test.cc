@@ -23,7 +23,7 @@ Record make_record(std::string name, uint64_t hash, std::vector<uint64_t> counts
   return r;
 }
 
-// simple.c (spec 8.1) at -O0, default run, merged by llvm-profdata-22: payload order.
+// simple.c (docs/formats/irpgo.md 8.1) at -O0, default run, merged by llvm-profdata-22: payload order.
 Profile simple22() {
   Profile p;
   p.format = ProfileFormat::indexed;
@@ -37,7 +37,7 @@ Profile simple22() {
   return p;
 }
 
-// vt2.cpp (spec 8.1) built with vtable value profiling, merged by llvm-profdata-22
+// vt2.cpp (docs/formats/irpgo.md 8.1) built with vtable value profiling, merged by llvm-profdata-22
 // without --keep-vtable-symbols: the vtable targets have no names.
 Profile vt2_22() {
   Profile p;
@@ -123,7 +123,7 @@ TEST(InstrProfShow, FunctionFilterMatchesSubstrings) {
                 kIrLevel + "Functions shown: 3\n" + kSimpleTrailer);
 }
 
-// llvm-profdata-22 show --detailed-summary simple22.profdata (spec 5.7)
+// llvm-profdata-22 show --detailed-summary simple22.profdata (docs/formats/irpgo.md 5.7)
 TEST(InstrProfShow, DetailedSummaryUsesSinglePrecisionPercentages) {
   ShowOptions o;
   o.detailed_summary = true;
@@ -198,7 +198,7 @@ TEST(InstrProfShow, ShowcsConsidersOnlyContextSensitiveRecords) {
                 "Total number of blocks: 0\nTotal count: 0\n");
 }
 
-// llvm-profdata-22 show --text --all-functions simple22.profdata (spec 5.7)
+// llvm-profdata-22 show --text --all-functions simple22.profdata (docs/formats/irpgo.md 5.7)
 TEST(InstrProfShow, TextPrintsIrMarkerAndRecordBlocks) {
   ShowOptions o;
   o.text = true;

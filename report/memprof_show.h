@@ -1,5 +1,5 @@
 // `profkit show --memory`: text views of memprof profiles, byte-identical to
-// `llvm-profdata show --memory` of LLVM 22 (memprof-format.md E.1 for raw profiles, E.2 for
+// `llvm-profdata show --memory` of LLVM 22 (docs/formats/memprof.md E.1 for raw profiles, E.2 for
 // indexed profiles and YAML).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The runtime's ABI: every symbol that clang -fmemory-profile objects (LLVM 14 and 22)
-// reference or that users call, spelled as LLVM spells them (spec A.2). Matches the
+// reference or that users call, spelled as LLVM spells them (docs/formats/memprof.md A.2). Matches the
 // compiler-rt memprof runtime of LLVM 22 (raw profile version 5); LLVM 14 objects reference
 // a subset of the same names (checked with nm -u on clang-14 and clang-22 objects).
 #pragma once

@@ -1,5 +1,5 @@
 // Dumps: collect every context's MIB (freed blocks from each thread's table, live blocks
-// "as if freed now"), then write raw memprof v5 (spec B) or text (A.13). The writer sizes
+// "as if freed now"), then write raw memprof v5 (docs/formats/memprof.md B) or text (A.13). The writer sizes
 // every section first, maps one buffer, fills it, and writes it to a temporary name that
 // is renamed over the target, so a profile file is always whole.
 #include <elf.h>
@@ -388,7 +388,7 @@ void write_text(const MibTable& table) {
 // ---- raw output (B) ------------------------------------------------------------------
 // Writes the MIBs of several tables (every thread's freed-block table and the table of
 // live blocks) without merging them first: a context id may appear in more than one MIB
-// record, which llvm-profdata merges by id (spec D.5; checked with llvm-profdata-22), so a
+// record, which llvm-profdata merges by id (docs/formats/memprof.md D.5; checked with llvm-profdata-22), so a
 // dump needs no copy of the tables. Each id's stack is written once.
 void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments) {
   const uint32_t ids = depot_size();

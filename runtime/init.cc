@@ -78,7 +78,7 @@ void load_options() {
 }
 
 // Reserves the shadow for the whole 47-bit user address space: HighMemEnd >> 3 bytes,
-// MAP_NORESERVE so only touched pages cost memory (spec A.4).
+// MAP_NORESERVE so only touched pages cost memory (docs/formats/memprof.md A.4).
 void reserve_shadow() {
   const size_t size = (size_t{1} << 47) >> 3;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE,

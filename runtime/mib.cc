@@ -1,5 +1,5 @@
 // Shadow clearing and reading, and the MemInfoBlock of one allocation and its merge into a
-// per-context table (spec A.6-A.8). Default mode counts exactly the block's own granules;
+// per-context table (docs/formats/memprof.md A.6-A.8). Default mode counts exactly the block's own granules;
 // llvm_compat reproduces compiler-rt's arithmetic (see docs/runtime.md).
 #include <sys/mman.h>
 

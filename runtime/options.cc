@@ -5,7 +5,7 @@ namespace profkit::rt {
 namespace {
 
 // compiler-rt options (memprof_flags.inc and sanitizer_common_flags.inc, LLVM 22) that
-// profkit accepts for compatibility and ignores (spec A.12).
+// profkit accepts for compatibility and ignores (docs/formats/memprof.md A.12).
 const char* const kIgnoredOptions[] = {
     "unmap_shadow_on_exit", "protect_shadow_gap", "print_legend", "print_full_thread_history",
     "halt_on_error", "log_fallback_to_stderr", "allocator_release_to_os_interval_ms",

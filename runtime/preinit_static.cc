@@ -1,5 +1,5 @@
 // Static library only: runs the runtime before any ELF constructor of the executable, as
-// compiler-rt does (spec A.1 item 3). .preinit_array is not allowed in shared objects.
+// compiler-rt does (docs/formats/memprof.md A.1 item 3). .preinit_array is not allowed in shared objects.
 // glibc calls these with (argc, argv, envp) before libc has set `environ`.
 #include "runtime/abi.h"
 #include "runtime/rt.h"

@@ -1,4 +1,4 @@
-// `profkit merge` against the real llvm-profdata: the spec 8.1 programs are built with
+// `profkit merge` against the real llvm-profdata: the docs/formats/irpgo.md 8.1 programs are built with
 // clang-14 and clang-22 -fprofile-generate, run on a few inputs, and the merged outputs
 // must be byte-identical (v13/v11 vs llvm-profdata-22 --num-threads=1, v7 vs
 // llvm-profdata-14 with at most two inputs, where it uses a single writer context).

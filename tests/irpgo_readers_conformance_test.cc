@@ -211,7 +211,7 @@ TEST_F(ReadersConformance, Llvm22ReadsLlvm14FilesAsWeDo) {
 }
 
 TEST_F(ReadersConformance, IndexedRecordsComeInPayloadOrderLikeShowText) {
-  // `show --text --all-functions` prints records in storage order (spec 5.1, 5.3).
+  // `show --text --all-functions` prints records in storage order (docs/formats/irpgo.md 5.1, 5.3).
   for (const std::string name : {"many22.v13", "many14.v7", "vp22.v11", "combo22.v13"}) {
     const Indexed& f = indexed_.at(name);
     auto p = read_indexed(read_file(f.path));

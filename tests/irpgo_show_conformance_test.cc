@@ -1,4 +1,4 @@
-// `profkit show` against `llvm-profdata-22 show`: the spec 8.1 programs are built with
+// `profkit show` against `llvm-profdata-22 show`: the docs/formats/irpgo.md 8.1 programs are built with
 // clang-22 (and clang-14 for v7 files), run, merged by the real llvm-profdata into indexed
 // v13, v11 (--write-prev-version), v7 (llvm-profdata-14) and text files; then for every
 // input x flag set profkit must print byte-identical standard output and standard error,
@@ -111,7 +111,7 @@ const std::map<std::string, std::string>& inputs() {
   return files;
 }
 
-// The flag sets of issue 2 and spec 8.2 ("show variants"). Each llvm-profdata-22 run costs
+// The flag sets of issue 2 and docs/formats/irpgo.md 8.2 ("show variants"). Each llvm-profdata-22 run costs
 // tens of milliseconds, so the full list runs on a few inputs that between them have every
 // format and feature, and a shorter list that touches every code path runs on all inputs.
 const char* const kEveryInputFlags[] = {

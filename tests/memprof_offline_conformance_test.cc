@@ -315,7 +315,7 @@ TEST(MemProfOffline, WrongBinaryIsRejected) {
 }
 
 // Several runs merged record by record equal the sum of the runs (llvm-profdata keeps only
-// the first memprof input, spec D.7).
+// the first memprof input, docs/formats/memprof.md D.7).
 TEST(MemProfOffline, SeveralRunsMergeRecordByRecord) {
   const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
   const std::vector<std::string> raws = {run_profile(bin, "_run1"), run_profile(bin, "_run2"),
@@ -568,7 +568,7 @@ TEST(MemProfCli, SeveralRunsAndBadInputs) {
   EXPECT_NE(t.err.find("trunc.raw:"), std::string::npos) << t.err;
 }
 
-// ---- v4 data-access profiles (memprof-format.md C.7.1, E.2, E.3) ----
+// ---- v4 data-access profiles (docs/formats/memprof.md C.7.1, E.2, E.3) ----
 
 // Heap records plus a data-access profile exercising what the payload and the printer
 // encode: symbols (one with a ".llvm." suffix LLVM canonicalizes away), string-literal

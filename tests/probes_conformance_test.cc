@@ -209,7 +209,7 @@ TEST_P(ProbesListing, MatchesLlvmProfgenOfSameRelease) {
   write_seeds(bin, b.name);
 }
 
-// The location text llvm-profgen appends to each instruction line (spec 7.5), by address:
+// The location text llvm-profgen appends to each instruction line (docs/formats/pseudo-probes.md 7.5), by address:
 // the listing with locations minus the same listing without (the instruction is padded to
 // 40 columns after the colon).
 std::map<std::string, std::string> locations(const std::string& with, const std::string& without,

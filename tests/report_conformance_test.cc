@@ -3,7 +3,7 @@
 // runtime and compiler-rt's. Checked: the top contexts and their exact counts (from the
 // program's loops, and field by field against `llvm-profdata-22 show --memory` of the same
 // raw file); the verdicts against what clang-22 -fmemory-profile-use writes into the IR
-// (memprof-format.md G.3); the indexed profile llvm-profdata-22 merges gives the same
+// (docs/formats/memprof.md G.3); the indexed profile llvm-profdata-22 merges gives the same
 // contexts; diff of a profile with itself is empty and diff against a variant of the demo
 // program that allocates more at one site puts that site first; bad input errors are the
 // ones `profkit show --memory` prints.

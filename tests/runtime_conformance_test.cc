@@ -4,7 +4,7 @@
 // compiler-rt's field by field; by default they must equal what the programs' access
 // patterns imply. Block sizes in the compared programs are multiples of 8 but not of 32:
 // then compiler-rt's counts do not depend on where its allocator puts the block (its
-// one-past-the-end granule and partial clearing, spec A.6/A.7.2), so equality is exact.
+// one-past-the-end granule and partial clearing, docs/formats/memprof.md A.6/A.7.2), so equality is exact.
 #include <gtest/gtest.h>
 
 #include <dirent.h>

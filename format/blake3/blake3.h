@@ -1,5 +1,5 @@
 // BLAKE3 in hash mode (no key, no derive-key), portable C++, written from the public
-// BLAKE3 specification. memprof frame and call-stack ids use it (memprof-format.md C.3).
+// BLAKE3 specification. memprof frame and call-stack ids use it (docs/formats/memprof.md C.3).
 // Debian ships no C/C++ BLAKE3 library, hence this small one. Not vectorized: the inputs
 // hashed here are a few dozen bytes.
 #pragma once

@@ -1,5 +1,5 @@
 // BLAKE3 against the b3sum tool (several lengths, multi-chunk trees included) and the
-// memprof ids checked in memprof-format.md C.3.
+// memprof ids checked in docs/formats/memprof.md C.3.
 #include "format/blake3/blake3.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// MD5 name refs against the spec's checked values (irpgo-format.md 2.2), and zlib round trips.
+// MD5 name refs against the spec's checked values (docs/formats/irpgo.md 2.2), and zlib round trips.
 #include "format/bytes/hash.h"
 
 #include <gtest/gtest.h>

@@ -83,7 +83,7 @@ class SourceMap {
   std::unique_ptr<Impl> impl_;
 };
 
-// The probe index packed into a call instruction's DWARF discriminator (spec 1.7), as
+// The probe index packed into a call instruction's DWARF discriminator (docs/formats/pseudo-probes.md 1.7), as
 // llvm-profgen 22 extracts it: 13 bits when bit 28 says a base discriminator is encoded,
 // else 16 bits; applied to any value (non-probe discriminators give arbitrary numbers).
 inline uint32_t probe_index_from_discriminator(uint32_t d) {

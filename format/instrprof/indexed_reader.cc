@@ -32,7 +32,7 @@ Unexpected malformed_at(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
 }
 
-// Summary (spec 3.4): u64 NumSummaryFields, u64 NumCutoffEntries, fields, then entries.
+// Summary (docs/formats/irpgo.md 3.4): u64 NumSummaryFields, u64 NumCutoffEntries, fields, then entries.
 Expected<Summary> read_summary(Cursor& c, std::string_view what) {
   const uint64_t start = c.offset();
   PROFKIT_TRY_ASSIGN(uint64_t num_fields, c.read_le<uint64_t>("NumSummaryFields"));
@@ -69,7 +69,7 @@ Expected<Summary> read_summary(Cursor& c, std::string_view what) {
   return s;
 }
 
-// ValueProfData (spec 1.12, little-endian in indexed files). `c` is positioned at the
+// ValueProfData (docs/formats/irpgo.md 1.12, little-endian in indexed files). `c` is positioned at the
 // block; on success it has moved past TotalSize bytes.
 Expected<void> read_value_prof_data(Cursor& c, Record& record) {
   const uint64_t start = c.offset();
@@ -123,7 +123,7 @@ Expected<void> read_value_prof_data(Cursor& c, Record& record) {
   return {};
 }
 
-// The records of one key (spec 3.6).
+// The records of one key (docs/formats/irpgo.md 3.6).
 Expected<void> read_item_data(Cursor& data, uint64_t version, const std::string& name,
                               std::vector<Record>& out) {
   while (!data.at_end()) {
@@ -164,7 +164,7 @@ Expected<void> read_item_data(Cursor& data, uint64_t version, const std::string&
   return {};
 }
 
-// One blob of the names encoding (spec 1.11): several { ULEB uncompressed, ULEB compressed,
+// One blob of the names encoding (docs/formats/irpgo.md 1.11): several { ULEB uncompressed, ULEB compressed,
 // payload } groups, optional zero bytes between them, names joined by 0x01.
 Expected<void> read_name_blobs(Cursor c, std::vector<std::string>& names) {
   while (!c.at_end()) {
@@ -205,7 +205,7 @@ Expected<Cursor> section_at(Bytes data, uint64_t field_at, uint64_t offset, uint
   return Cursor(data.subspan(offset, end - offset), offset);
 }
 
-// Hash-table payload (spec 3.5.1), iterated sequentially as llvm-profdata does, and checked
+// Hash-table payload (docs/formats/irpgo.md 3.5.1), iterated sequentially as llvm-profdata does, and checked
 // against the bucket table a lookup would use. `c` covers the file up to HashOffset.
 Expected<void> read_payload(Cursor c, const IndexedHeader& h, uint64_t version,
                             const std::vector<uint64_t>& bucket_offsets, uint64_t num_entries,
@@ -280,7 +280,7 @@ Expected<void> read_payload(Cursor c, const IndexedHeader& h, uint64_t version,
   return {};
 }
 
-// The sections after the hash table (spec 3.8), each found through its header offset.
+// The sections after the hash table (docs/formats/irpgo.md 3.8), each found through its header offset.
 Expected<void> read_trailing_sections(Bytes data, const IndexedHeader& h, uint64_t version,
                                       uint64_t meta_end, Profile& p) {
   // MemProf (v8+, flag 62): opaque, up to the binary-id section (or the end of the file).

@@ -1,6 +1,6 @@
-// Reader for LLVM's indexed IR-PGO profiles (.profdata), versions 1..13 (spec 3).
+// Reader for LLVM's indexed IR-PGO profiles (.profdata), versions 1..13 (docs/formats/irpgo.md 3).
 //
-// Layout (little-endian, all fields u64 unless noted; see irpgo-format.md 3.1-3.8):
+// Layout (little-endian, all fields u64 unless noted; see docs/formats/irpgo.md 3.1-3.8):
 //
 //   Header: indexed_header.h (magic, version and flags, hash type, section offsets)
 //   Summary (v4+): NumSummaryFields, NumCutoffEntries, Field[], {Cutoff, MinCount, NumCounts}[]
@@ -10,7 +10,7 @@
 //   HashOffset -> NumBuckets (power of two), NumEntries, BucketOffset[NumBuckets]
 //   MemProf section (v8+, flag 62), opaque; ends where the binary-id section starts
 //   Binary ids (v9+): SectionSize, { Length; u8 Id[Length]; pad to 8 }...
-//   VTable names (v12+): Length, name blob (spec 1.11 encoding), pad to 8
+//   VTable names (v12+): Length, name blob (docs/formats/irpgo.md 1.11 encoding), pad to 8
 //   Temporal traces (v10+, flag 63): NumTraces, StreamSize, { Weight; N; NameRef[N] }...
 //
 // Records come out in payload (storage) order, which is the order `llvm-profdata show`

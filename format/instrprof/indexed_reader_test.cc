@@ -26,7 +26,7 @@ void pad8(std::string& s) {
   while (s.size() % 8) s.push_back('\0');
 }
 
-// The record blob of spec 3.6 for `version`.
+// The record blob of docs/formats/irpgo.md 3.6 for `version`.
 std::string record_blob(const Record& r, uint64_t version) {
   std::string b;
   put64(b, r.hash);

@@ -1,4 +1,4 @@
-// Indexed profile serialization (irpgo-format.md 3.1-3.8). Layout written:
+// Indexed profile serialization (docs/formats/irpgo.md 3.1-3.8). Layout written:
 //
 //   Header     Magic Version Unused HashType HashOffset [MemProfOffset v8+]
 //              [BinaryIdOffset v9+] [TemporalProfTracesOffset v10+] [VTableNamesOffset v12+]
@@ -66,7 +66,7 @@ void put_summary(std::string& out, const Summary& s) {
 }
 constexpr size_t kSummarySize = 16 + 8 * 6 + 24 * kDefaultCutoffs.size();
 
-// ValueProfData (spec 1.12), little-endian: TotalSize, NumValueKinds, then per kind with
+// ValueProfData (docs/formats/irpgo.md 1.12), little-endian: TotalSize, NumValueKinds, then per kind with
 // sites: Kind, NumValueSites, u8 counts padded to 8, (value, count) pairs.
 void put_value_data(std::string& out, const Record& r, size_t num_kinds) {
   const size_t start = out.size();

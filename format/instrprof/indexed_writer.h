@@ -1,6 +1,6 @@
 // Writer for indexed IR-PGO profiles (.profdata): v13 (llvm-profdata 22's default), v11
 // (its --write-prev-version) and v7 (llvm-profdata 14), byte-identical to those tools when
-// given the merged profile they would build. See irpgo-format.md section 3.
+// given the merged profile they would build. See docs/formats/irpgo.md section 3.
 #pragma once
 
 #include <cstdint>

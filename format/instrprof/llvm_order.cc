@@ -1,4 +1,4 @@
-// Container-order emulation; algorithms as written in irpgo-format.md Appendix A.
+// Container-order emulation; algorithms as written in docs/formats/irpgo.md Appendix A.
 #include "format/instrprof/llvm_order.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Emulation of the LLVM containers whose iteration order shows up in llvm-profdata's
-// output bytes (irpgo-format.md 3.5.3, 3.6, 3.8.4 and Appendix A):
+// output bytes (docs/formats/irpgo.md 3.5.3, 3.6, 3.8.4 and Appendix A):
 //   - OnDiskChainedHashTableGenerator bucket placement,
 //   - llvm::StringMap iteration order (djb hash in LLVM 14; xxh3 for StringSet in 22),
 //   - SmallDenseMap<uint64_t, ...> iteration order (x*37 in LLVM 14, a splitmix-style mix

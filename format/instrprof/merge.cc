@@ -1,4 +1,4 @@
-// llvm-profdata's merge semantics (irpgo-format.md 3.7), keyed by (NameRef, FuncHash) in a
+// llvm-profdata's merge semantics (docs/formats/irpgo.md 3.7), keyed by (NameRef, FuncHash) in a
 // flat hash map so that merging a raw input allocates only for records seen the first time.
 #include "format/instrprof/merge.h"
 

@@ -1,4 +1,4 @@
-// Merging IR-PGO profiles the way `llvm-profdata merge` does (irpgo-format.md 3.7):
+// Merging IR-PGO profiles the way `llvm-profdata merge` does (docs/formats/irpgo.md 3.7):
 // records keyed by (name, FuncHash), weights, saturating adds, value-site merging,
 // flags ORed, binary ids collected, temporal traces sampled.
 //

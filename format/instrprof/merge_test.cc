@@ -1,4 +1,4 @@
-// Merge semantics (irpgo-format.md 3.7), one behaviour per test, on hand-built profiles.
+// Merge semantics (docs/formats/irpgo.md 3.7), one behaviour per test, on hand-built profiles.
 #include "format/instrprof/merge.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// NameRef (MD5 of a PGO name, spec 2.2) -> name: the symbol table value profiles and
+// NameRef (MD5 of a PGO name, docs/formats/irpgo.md 2.2) -> name: the symbol table value profiles and
 // temporal traces are printed through.
 #pragma once
 

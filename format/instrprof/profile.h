@@ -1,6 +1,6 @@
 // The in-memory IR-PGO profile that every instrprof reader produces and every writer and
 // printer consumes. Layout-independent: raw (.profraw), indexed (.profdata) and text
-// profiles all become a Profile. See ../shared/spec/irpgo-format.md.
+// profiles all become a Profile. See docs/formats/irpgo.md.
 #pragma once
 
 #include <array>
@@ -10,7 +10,7 @@
 
 namespace profkit::instrprof {
 
-// Variant flags in the high bits of the version word (spec 1.3). LLVM 14 takes the
+// Variant flags in the high bits of the version word (docs/formats/irpgo.md 1.3). LLVM 14 takes the
 // version from the low 56 bits, LLVM 22 from the low 32 bits.
 inline constexpr uint64_t kFlagInstrLoopEntries = uint64_t{1} << 55;
 inline constexpr uint64_t kFlagIR = uint64_t{1} << 56;
@@ -84,7 +84,7 @@ struct Profile {
   // function names of the name table; the indexed symtab also includes vtable names).
   // Records' names are included implicitly; this lists extra ones only.
   std::vector<std::string> extra_names;
-  // Indexed v8+ only: the serialized MemProf section (memprof-format.md C), produced by
+  // Indexed v8+ only: the serialized MemProf section (docs/formats/memprof.md C), produced by
   // format/memprof and written as-is by the indexed writer when flag kFlagMemProf is set.
   std::string memprof_section;
 

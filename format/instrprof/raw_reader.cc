@@ -1,4 +1,4 @@
-// Raw (.profraw) decoding, following irpgo-format.md section 1 (LLVM's
+// Raw (.profraw) decoding, following docs/formats/irpgo.md section 1 (LLVM's
 // InstrProfReader.cpp and compiler-rt's InstrProfilingWriter.c describe the same layout).
 #include "format/instrprof/raw_reader.h"
 
@@ -16,7 +16,7 @@ namespace {
 
 uint64_t pad8(uint64_t n) { return (8 - n % 8) % 8; }
 
-// Header layouts (spec 1.4 / 1.5): every field a u64 in writer byte order.
+// Header layouts (docs/formats/irpgo.md 1.4 / 1.5): every field a u64 in writer byte order.
 //   v8  (88 bytes): Magic Version BinaryIdsSize NumData PadBefore NumCounters PadAfter
 //                   NamesSize CountersDelta NamesDelta ValueKindLast
 //   v10 (128 bytes): Magic Version BinaryIdsSize NumData PadBefore NumCounters PadAfter
@@ -64,7 +64,7 @@ Expected<RawHeader> read_header(Cursor& c, uint64_t version) {
   return h;
 }
 
-// Calls fn(name) for every name of a names section (spec 1.11): blobs of
+// Calls fn(name) for every name of a names section (docs/formats/irpgo.md 1.11): blobs of
 // ULEB UncompressedLen, ULEB CompressedLen (0 = stored), payload; names joined by 0x01.
 template <class Fn>
 Expected<void> for_each_name(Bytes section, uint64_t offset, std::string& scratch, Fn&& fn) {
@@ -206,7 +206,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return make_error(ErrorCode::malformed, c.offset() - 8,
                       "ValueKindLast " + std::to_string(h.value_kind_last) + " is not 0..2");
 
-  // Section offsets relative to the image start (spec 1.6), with overflow checks.
+  // Section offsets relative to the image start (docs/formats/irpgo.md 1.6), with overflow checks.
   uint64_t data_bytes = 0, counter_bytes = 0, vtable_bytes = 0;
   uint64_t data_off = 0, cnt_off = 0, bitmap_off = 0, names_off = 0, vtab_off = 0,
            vnames_off = 0, values_off = 0;
@@ -235,7 +235,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   const uint64_t base = file.base_offset() + image_start;
   const Bytes image = c.data();
 
-  // Binary ids (spec 1.14).
+  // Binary ids (docs/formats/irpgo.md 1.14).
   {
     Cursor ids(image.subspan(header_size, h.binary_ids_size), base + header_size, c.swapped());
     while (!ids.at_end()) {
@@ -248,14 +248,14 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     }
   }
 
-  // Names (spec 1.11).
+  // Names (docs/formats/irpgo.md 1.11).
   PROFKIT_TRY(decode_names(image.subspan(names_off, h.names_size), base + names_off, names_));
   if (names_out) {
     for (const auto& [off, size] : names_.spans) names_out->emplace_back(names_.storage, off, size);
   }
   sink.on_name_table(names_.fingerprint, names_.views, names_.refs);
 
-  // VTables and their names (spec 1.13).
+  // VTables and their names (docs/formats/irpgo.md 1.13).
   std::vector<VTableRange> vtables;
   if (version >= 10 && h.num_vtables > 0) {
     Cursor vt(image.subspan(vtab_off, vtable_bytes), base + vtab_off, c.swapped());
@@ -283,7 +283,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
                               }));
   }
 
-  // A data record's fields (spec 1.7), read at its fixed offsets.
+  // A data record's fields (docs/formats/irpgo.md 1.7), read at its fixed offsets.
   struct DataRecord {
     uint64_t name_ref, hash, counter_ptr, bitmap_ptr, function_ptr;
     uint32_t num_counters, num_bitmap_bytes;
@@ -324,7 +324,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return d;
   };
 
-  // Address -> NameRef for indirect-call targets (spec 1.12), built on the first record
+  // Address -> NameRef for indirect-call targets (docs/formats/irpgo.md 1.12), built on the first record
   // that has value sites.
   bool address_map_built = false;
   const uint64_t function_ptr_at = 16 + ptr_size + (version >= 10 ? ptr_size : 0);
@@ -400,7 +400,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     fn.name_fn = &RawReader::lookup_name;
     fn.name_ctx = &names_;
 
-    // Counters (spec 1.8 / 1.9).
+    // Counters (docs/formats/irpgo.md 1.8 / 1.9).
     const uint64_t delta = h.counters_delta - i * record_size;
     const int64_t cnt_rel = static_cast<int64_t>(d.counter_ptr - delta);
     if (d.num_counters == 0)
@@ -432,7 +432,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     }
     fn.counts = std::span<const uint64_t>(counts_.data(), n);
 
-    // Bitmap (spec 1.10).
+    // Bitmap (docs/formats/irpgo.md 1.10).
     if (d.num_bitmap_bytes > 0) {
       const int64_t bm_rel = static_cast<int64_t>(d.bitmap_ptr - (h.bitmap_delta - i * record_size));
       if (bm_rel < 0 || static_cast<uint64_t>(bm_rel) >= h.num_bitmap_bytes ||
@@ -444,7 +444,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
       fn.bitmap = std::span<const uint8_t>(bp, d.num_bitmap_bytes);
     }
 
-    // Value data (spec 1.12).
+    // Value data (docs/formats/irpgo.md 1.12).
     sites_.clear();
     values_.clear();
     if (d.num_sites[0] | d.num_sites[1] | d.num_sites[2]) {

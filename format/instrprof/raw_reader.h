@@ -1,5 +1,5 @@
 // Reader for raw IR-PGO profiles (.profraw): raw v8 (LLVM 14) and v10 (LLVM 22), 64- and
-// 32-bit, either byte order, several images per file. See irpgo-format.md section 1.
+// 32-bit, either byte order, several images per file. See docs/formats/irpgo.md section 1.
 //
 // Two entry points: read_raw_profile() builds a Profile (simple, for printers and tests);
 // RawReader::read() streams each function to a RawSink without building per-record

@@ -1,4 +1,4 @@
-// ProfileSummary computation, following LLVM's documented algorithm (spec 3.4).
+// ProfileSummary computation, following LLVM's documented algorithm (docs/formats/irpgo.md 3.4).
 #include "format/instrprof/summary.h"
 
 #include <algorithm>

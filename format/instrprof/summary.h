@@ -1,6 +1,6 @@
 // The profile summary LLVM stores in indexed profiles and `show` prints: totals plus, for
 // each cutoff (parts per million of the total count), the smallest count among the
-// hottest counters that reach it. See irpgo-format.md 3.4 and 5.3.
+// hottest counters that reach it. See docs/formats/irpgo.md 3.4 and 5.3.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// Summary against the worked example of irpgo-format.md 3.4 (simple.c, total 17).
+// Summary against the worked example of docs/formats/irpgo.md 3.4 (simple.c, total 17).
 #include "format/instrprof/summary.h"
 
 #include <gtest/gtest.h>

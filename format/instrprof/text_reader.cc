@@ -1,4 +1,4 @@
-// Text profile reader (spec 4.1).
+// Text profile reader (docs/formats/irpgo.md 4.1).
 #include "format/instrprof/text_reader.h"
 
 #include <algorithm>

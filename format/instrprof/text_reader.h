@@ -1,5 +1,5 @@
 // Reader for the text profile format (`llvm-profdata merge --text` output), the grammar of
-// spec 4.1 as LLVM 22 accepts it (a superset of LLVM 14's).
+// docs/formats/irpgo.md 4.1 as LLVM 22 accepts it (a superset of LLVM 14's).
 //
 //   file   := (":" keyword | ":temporal_prof_traces" trace-block)* record*
 //   record := NAME, FuncHash (radix auto-detected), NumCounters, counters,

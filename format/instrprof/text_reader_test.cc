@@ -1,4 +1,4 @@
-// Text reader: the grammar of spec 4.1, LLVM's integer rules, merging, and error offsets.
+// Text reader: the grammar of docs/formats/irpgo.md 4.1, LLVM's integer rules, merging, and error offsets.
 #include "format/instrprof/text_reader.h"
 
 #include <gtest/gtest.h>

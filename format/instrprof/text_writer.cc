@@ -1,4 +1,4 @@
-// Text profile writer (spec 4.2).
+// Text profile writer (docs/formats/irpgo.md 4.2).
 #include "format/instrprof/text_writer.h"
 
 #include "format/bytes/number_text.h"

@@ -1,5 +1,5 @@
 // Writer for the text profile format, byte-identical to `llvm-profdata merge --text`
-// (spec 4.2), and the per-record block `llvm-profdata show --text` prints (spec 5.3).
+// (docs/formats/irpgo.md 4.2), and the per-record block `llvm-profdata show --text` prints (docs/formats/irpgo.md 5.3).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Text writer: the exact bytes of spec 4.2 for each part of a profile, both flavors.
+// Text writer: the exact bytes of docs/formats/irpgo.md 4.2 for each part of a profile, both flavors.
 #include "format/instrprof/text_writer.h"
 
 #include <gtest/gtest.h>

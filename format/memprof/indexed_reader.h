@@ -1,5 +1,5 @@
 // Reader of the MemProf section of an indexed profile (versions 2, 3, 4; layouts drawn in
-// indexed_writer.h and memprof-format.md C). Every offset and count is checked against the
+// indexed_writer.h and docs/formats/memprof.md C). Every offset and count is checked against the
 // file; records come back in hash-table order (what `llvm-profdata show` prints).
 #pragma once
 

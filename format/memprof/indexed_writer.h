@@ -1,5 +1,5 @@
 // Writer of the MemProf section of an indexed profile (.profdata), versions 2, 3 and 4,
-// byte-identical to llvm-profdata 22 (memprof-format.md C.2-C.10).
+// byte-identical to llvm-profdata 22 (docs/formats/memprof.md C.2-C.10).
 //
 // v2:  u64 Version=2, RecordTableOffset, FramePayloadOffset, FrameTableOffset,
 //      CallStackPayloadOffset, CallStackTableOffset; schema; record / frame / call-stack

@@ -1,6 +1,6 @@
 // Raw memprof (.memprofraw) constants and the MIB struct generated from mib_fields.def.
 // Include-light on purpose: the runtime (built -fno-exceptions, no C++ library on its hot
-// path) uses this header too. See memprof-format.md section B.
+// path) uses this header too. See docs/formats/memprof.md section B.
 #pragma once
 
 #include <stddef.h>
@@ -29,7 +29,7 @@ inline constexpr size_t kMibFieldSize[] = {
 };
 inline constexpr uint64_t kNumMibTags = sizeof(kMibFieldSize) / sizeof(kMibFieldSize[0]);
 
-// Size of a MIB serialized with the schema `tags[0..count)` (indexed format, spec C.2).
+// Size of a MIB serialized with the schema `tags[0..count)` (indexed format, docs/formats/memprof.md C.2).
 // Requires: every tag < kNumMibTags.
 constexpr size_t schema_mib_size(const uint64_t* tags, size_t count) {
   size_t size = 0;
@@ -50,7 +50,7 @@ static_assert(raw_mib_size(1) == 100);
 static_assert(raw_mib_size(3) == 132);
 static_assert(raw_mib_size(5) == 144);
 
-// v5 histogram entry encoding (spec B.4.3): u16 with a 4-bit exponent and 12-bit mantissa.
+// v5 histogram entry encoding (docs/formats/memprof.md B.4.3): u16 with a 4-bit exponent and 12-bit mantissa.
 constexpr uint16_t encode_histogram_count(uint64_t count) {
   if (count == 0) return 0;
   constexpr uint64_t kMax = uint64_t{4095} << 15;

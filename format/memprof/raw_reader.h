@@ -1,6 +1,6 @@
 // Reader for raw memprof profiles (.memprofraw): versions 1 (LLVM 14), 2, 3, 4 and 5
 // (LLVM 22), several profiles chained in one file. Strictly bounds-checked, unlike
-// LLVM's reader (spec memprof-format.md B and D.5).
+// LLVM's reader (docs/formats/memprof.md B and D.5).
 //
 // One profile (all offsets relative to the profile's first byte, little-endian):
 //   0x00 u64 Magic 0xFF6D70726F667281   0x08 u64 Version   0x10 u64 TotalSize
@@ -80,7 +80,7 @@ using ConsumedRange = std::function<void(uint64_t offset, uint64_t size)>;
 Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data,
                                                     const ConsumedRange& consumed = {});
 
-// One MIB per stack id after merging the profiles of a file (spec D.5).
+// One MIB per stack id after merging the profiles of a file (docs/formats/memprof.md D.5).
 struct MergedRaw {
   uint64_t version = 0;                 // version of the last profile
   std::vector<Segment> segments;        // the (common) segment list
@@ -101,7 +101,7 @@ struct MergedRaw {
 // a stack id maps to one PC list, and that every MIB has a stack.
 Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles);
 
-// Merges MIB `n` (with its histogram) into `m` with the runtime's rules (spec A.8).
+// Merges MIB `n` (with its histogram) into `m` with the runtime's rules (docs/formats/memprof.md A.8).
 void merge_mib(MemInfoBlock& m, std::vector<uint64_t>& m_hist, const MemInfoBlock& n,
                const std::vector<uint64_t>& n_hist);
 

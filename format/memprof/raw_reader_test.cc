@@ -1,4 +1,4 @@
-// Raw memprof reader: a hand-built v5 profile (fields as in memprof-format.md B.6), v1 and
+// Raw memprof reader: a hand-built v5 profile (fields as in docs/formats/memprof.md B.6), v1 and
 // v3 layouts, chained profiles, and rejection of truncated or inconsistent input.
 #include "format/memprof/raw_reader.h"
 

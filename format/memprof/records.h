@@ -1,5 +1,5 @@
 // The symbolized memprof model: per-function records of allocation sites (context + MIB)
-// and call sites, as the indexed format stores them (memprof-format.md C, D.4-D.6).
+// and call sites, as the indexed format stores them (docs/formats/memprof.md C, D.4-D.6).
 // Built from raw profiles (through a caller-supplied symbolizer), from YAML, or from an
 // indexed section; written by indexed_writer.h.
 #pragma once
@@ -145,7 +145,7 @@ struct Record {
   std::vector<CallSite> call_sites;
 };
 
-// A v4 data-access profile (memprof-format.md C.7.1, E.3; YAML input only). Symbol names
+// A v4 data-access profile (docs/formats/memprof.md C.7.1, E.3; YAML input only). Symbol names
 // are stored canonical (data_access_symbol_name); records and cold lists keep first-seen
 // order, which is the order the payload stores them in.
 struct DataAccessLocation {

@@ -1,5 +1,5 @@
 // Ids, name canonicalization and the indexed writer/reader pair, against the values checked
-// in memprof-format.md C.3, C.6.4, C.10 and D.4.
+// in docs/formats/memprof.md C.3, C.6.4, C.10 and D.4.
 #include "format/memprof/records.h"
 
 #include <gtest/gtest.h>

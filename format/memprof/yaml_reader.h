@@ -1,4 +1,4 @@
-// Reader of MemProf YAML as `llvm-profdata merge` 22 accepts it (memprof-format.md E.3):
+// Reader of MemProf YAML as `llvm-profdata merge` 22 accepts it (docs/formats/memprof.md E.3):
 //
 //   ---
 //   HeapProfileRecords:

@@ -1,4 +1,4 @@
-// MemProf YAML (memprof-format.md E.3): block and flow styles, names as GUIDs, errors.
+// MemProf YAML (docs/formats/memprof.md E.3): block and flow styles, names as GUIDs, errors.
 #include "format/memprof/yaml_reader.h"
 
 #include <gtest/gtest.h>

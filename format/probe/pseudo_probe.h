@@ -1,6 +1,6 @@
 // CSSPGO pseudo probes: decoder for `.pseudo_probe_desc` and `.pseudo_probe` (LLVM 14 and
 // LLVM 22 encodings) and the decoded model: descriptors, inline tree, address -> probes.
-// See docs/pseudo-probes.md and the format spec (shared/spec/pseudo-probe-format.md).
+// See docs/pseudo-probes.md and the format spec (docs/formats/pseudo-probes.md).
 //
 // .pseudo_probe_desc, one record per function, concatenated, no header (both releases):
 //

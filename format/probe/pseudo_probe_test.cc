@@ -30,13 +30,13 @@ std::vector<uint8_t> hex(std::string_view text) {
   return out;
 }
 
-// small.o, LLVM 22 (spec 4.6).
+// small.o, LLVM 22 (docs/formats/pseudo-probes.md 4.6).
 const char* const kSmall22 =
     "1043 bfc7 7feb e75f 0201 0180 0603 8115"
     "0255 748c 3d66 8bf0 a403 0101 806b 0280"
     "0405 8011 03cc 4611 cb8f 6cae 2d02 0001"
     "806f 0282 02";
-// small.o, LLVM 14 (spec 4.7), relocated: the absolute address at offset 12 is .text + 9.
+// small.o, LLVM 14 (docs/formats/pseudo-probes.md 4.7), relocated: the absolute address at offset 12 is .text + 9.
 const char* const kSmall14 =
     "1043 bfc7 7feb e75f 0201 0100 0900 0000"
     "0000 0000 0381 1602 5574 8c3d 668b f0a4"

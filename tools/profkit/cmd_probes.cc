@@ -133,7 +133,7 @@ std::string function_name(const Names& map, uint64_t guid) {
   return s;
 }
 
-// One `[Probe]` line exactly as llvm-profgen 22 prints it (spec 7.4).
+// One `[Probe]` line exactly as llvm-profgen 22 prints it (docs/formats/pseudo-probes.md 7.4).
 void append_probe_line(std::string& out, const probe::ProbeMap& map, const Names& names,
                        const probe::Probe& p) {
   out += " [Probe]:\tFUNC: ";
@@ -193,7 +193,7 @@ void append_descriptor_block(std::string& out, const probe::ProbeMap& map, bool 
   }
 }
 
-// llvm-profgen's location string with --show-pseudo-probe (spec 7.5): the inline frames of
+// llvm-profgen's location string with --show-pseudo-probe (docs/formats/pseudo-probes.md 7.5): the inline frames of
 // the address innermost first, `NAME:INDEX`, INDEX = the probe index packed in the frame's
 // discriminator. Like llvm-profgen, frames are taken from the outermost inwards and stop at
 // the first one without a name.
