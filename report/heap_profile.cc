@@ -295,7 +295,7 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
         auto stored = [&idx](uint64_t tag) {
           return std::find(idx.schema.begin(), idx.schema.end(), tag) != idx.schema.end();
         };
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   if (!stored(Tag)) profile.absent_fields.push_back(#Name);
 #include "format/memprof/mib_fields.def"
       }

@@ -300,7 +300,7 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
     c["avg_accesses"] = ctx.avg_accesses();
     c["lifetime_access_density"] = ctx.lifetime_access_density();
     nlohmann::ordered_json mib;
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) mib[#Name] = ctx.mib.Name;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) mib[#Name] = ctx.mib.Name;
 #include "format/memprof/mib_fields.def"
     c["mib"] = mib;
     if (!ctx.histogram.empty()) c["histogram"] = ctx.histogram;

@@ -280,7 +280,7 @@ std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemPr
         raw_frame(out, f, data);
       }
       out += "      MemInfoBlock:\n";
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   out += "        " #Name ": " + std::to_string(a.mib.Name) + "\n";
 #include "format/memprof/mib_fields.def"
       if (a.mib.AccessHistogramSize > 0) {
@@ -327,7 +327,7 @@ std::string show_memprof_indexed(const memprof::IndexedMemProf& p) {
       out += "        MemInfoBlock:\n";
       for (uint64_t tag : p.schema) {
         switch (tag) {
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                                  \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                                  \
   case Tag:                                                                        \
     out += "          " + key(#Name) + std::to_string(a.mib.Name) + "\n";          \
     break;

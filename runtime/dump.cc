@@ -469,7 +469,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
       // The id and the fields, little-endian, straight into the buffer.
       Fields f{out.room(8 + kMibSize)};
       f.field(uint64_t{e.context_id});
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) f.field(static_cast<Type>(m.Name));
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) f.field(static_cast<Type>(m.Name));
 #include "format/memprof/mib_fields.def"
       const auto* h = reinterpret_cast<const uint64_t*>(e.mib.AccessHistogram);
       for (uint32_t k = 0; k < e.mib.AccessHistogramSize; ++k)

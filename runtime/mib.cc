@@ -63,29 +63,9 @@ MemInfoBlock single_block(uint64_t size, uint64_t count, uint32_t alloc_ts, uint
   return m;
 }
 
-template <class T>
-inline void take_min(T& a, T b) { if (b < a) a = b; }
-template <class T>
-inline void take_max(T& a, T b) { if (b > a) a = b; }
-
-// The fields every merge treats the same way.
-void merge_common(MemInfoBlock& m, const MemInfoBlock& n) {
-  m.AllocCount += n.AllocCount;
-  m.TotalAccessCount += n.TotalAccessCount;
-  take_min(m.MinAccessCount, n.MinAccessCount);
-  take_max(m.MaxAccessCount, n.MaxAccessCount);
-  m.TotalSize += n.TotalSize;
-  take_min(m.MinSize, n.MinSize);
-  take_max(m.MaxSize, n.MaxSize);
-  m.TotalLifetime += n.TotalLifetime;
-  take_min(m.MinLifetime, n.MinLifetime);
-  take_max(m.MaxLifetime, n.MaxLifetime);
-  m.TotalAccessDensity += n.TotalAccessDensity;
-  take_min(m.MinAccessDensity, n.MinAccessDensity);
-  take_max(m.MaxAccessDensity, n.MaxAccessDensity);
-  m.TotalLifetimeAccessDensity += n.TotalLifetimeAccessDensity;
-  take_min(m.MinLifetimeAccessDensity, n.MinLifetimeAccessDensity);
-  take_max(m.MaxLifetimeAccessDensity, n.MaxLifetimeAccessDensity);
+// The fields every merge treats the same way (sum, min, max): mib_fields.def's column.
+inline void merge_common(MemInfoBlock& m, const MemInfoBlock& n) {
+  memprof::merge_mib_fields(m, n);
 }
 
 // Grows `m`'s histogram to at least `size` entries (arena memory).

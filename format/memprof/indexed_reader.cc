@@ -45,7 +45,7 @@ Expected<MemInfoBlock> read_mib(Cursor& c, const std::vector<uint64_t>& schema) 
   MemInfoBlock m;
   for (uint64_t tag : schema) {
     switch (tag) {
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                  \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                  \
   case Tag: {                                                      \
     PROFKIT_TRY_ASSIGN(m.Name, c.read_le<Type>("MIB field " #Name)); \
     break;                                                         \

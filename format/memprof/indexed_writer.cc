@@ -117,7 +117,7 @@ class HashTableGenerator {
 void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>& schema) {
   for (uint64_t tag : schema) {
     switch (tag) {
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   case Tag:                                       \
     put_le<Type>(s, m.Name);                      \
     break;

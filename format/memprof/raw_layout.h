@@ -17,14 +17,29 @@ inline constexpr uint64_t kSegmentEntrySizeV3 = 64;  // Start End Offset BuildId
 
 // The MIB with every field of the latest version, in table order.
 struct MemInfoBlock {
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) Type Name = 0;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) Type Name = 0;
 #include "format/memprof/mib_fields.def"
 };
+
+// The merge rules of the table's Merge column.
+namespace mib_merge {
+template <class T> inline void sum(T& a, T b) { a += b; }
+template <class T> inline void min(T& a, T b) { if (b < a) a = b; }
+template <class T> inline void max(T& a, T b) { if (b > a) a = b; }
+template <class T> inline void other(T&, T) {}
+}  // namespace mib_merge
+
+// Merges `n` into `m` for every field whose rule is sum, min or max; the fields marked
+// `other` are left to the caller.
+inline void merge_mib_fields(MemInfoBlock& m, const MemInfoBlock& n) {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) mib_merge::Merge(m.Name, n.Name);
+#include "format/memprof/mib_fields.def"
+}
 
 // Bytes of each MIB field as serialized (raw and indexed), by tag; tag 0 is no field.
 inline constexpr size_t kMibFieldSize[] = {
     0,
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) sizeof(Type),
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) sizeof(Type),
 #include "format/memprof/mib_fields.def"
 };
 inline constexpr uint64_t kNumMibTags = sizeof(kMibFieldSize) / sizeof(kMibFieldSize[0]);
@@ -40,7 +55,7 @@ constexpr size_t schema_mib_size(const uint64_t* tags, size_t count) {
 // Packed on-disk size of the MIB in raw version `version` (1..5), from the table.
 constexpr size_t raw_mib_size(uint64_t version) {
   size_t size = 0;
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First) \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   if (version >= First) size += sizeof(Type);
 #include "format/memprof/mib_fields.def"
   return size;

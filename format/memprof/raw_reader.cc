@@ -76,7 +76,7 @@ Expected<std::vector<Segment>> read_segments(Cursor c, uint64_t version) {
 }
 
 Expected<void> read_mib_fields(Cursor& c, uint64_t version, MemInfoBlock& m) {
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                            \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                            \
   if (version >= First) {                                                    \
     PROFKIT_TRY_ASSIGN(m.Name, c.read_le<Type>("MIB field " #Name));         \
   }
@@ -211,17 +211,7 @@ Expected<std::vector<RawProfile>> read_raw_profiles(Bytes data, const ConsumedRa
 
 void merge_mib(MemInfoBlock& m, std::vector<uint64_t>& m_hist, const MemInfoBlock& n,
                const std::vector<uint64_t>& n_hist) {
-  m.AllocCount += n.AllocCount;
-#define PROFKIT_MERGE_STAT(F)                 \
-  m.Total##F += n.Total##F;                   \
-  m.Min##F = std::min(m.Min##F, n.Min##F);    \
-  m.Max##F = std::max(m.Max##F, n.Max##F);
-  PROFKIT_MERGE_STAT(AccessCount)
-  PROFKIT_MERGE_STAT(Size)
-  PROFKIT_MERGE_STAT(Lifetime)
-  PROFKIT_MERGE_STAT(AccessDensity)
-  PROFKIT_MERGE_STAT(LifetimeAccessDensity)
-#undef PROFKIT_MERGE_STAT
+  merge_mib_fields(m, n);  // sum, min and max fields, by mib_fields.def's Merge column
   m.NumLifetimeOverlaps += n.AllocTimestamp < m.DeallocTimestamp ? 1 : 0;
   m.AllocTimestamp = n.AllocTimestamp;
   m.DeallocTimestamp = n.DeallocTimestamp;

@@ -44,7 +44,7 @@ std::string build(uint64_t version, const std::vector<Mib>& mibs,
   for (const Mib& m : mibs) {
     put64(mib, m.stack_id);
     std::string body;
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                            \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                            \
   if (version >= First) {                                                    \
     uint64_t v = 0;                                                          \
     if (Tag == 1) v = m.alloc_count;                                         \
@@ -238,6 +238,32 @@ TEST(MemProfRawReader, MergeMibFollowsRuntimeRules) {
   EXPECT_EQ(a.NumMigratedCpu, 1u);  // not merged
   EXPECT_EQ(ha, (std::vector<uint64_t>{11, 22, 30}));
   EXPECT_EQ(a.AccessHistogramSize, 3u);
+}
+
+}  // namespace
+}  // namespace profkit::memprof
+
+namespace profkit::memprof {
+namespace {
+
+// Every field merges by its Merge column: sum, min, max, or left to the caller (other).
+TEST(MibFields, MergeFollowsTheTablesRuleForEveryField) {
+  MemInfoBlock m, n;
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
+  m.Name = 3;                                            \
+  n.Name = 4;
+#include "format/memprof/mib_fields.def"
+  merge_mib_fields(m, n);
+  const auto want = [](std::string_view rule) -> uint64_t {
+    return rule == "sum" ? 7 : rule == "max" ? 4 : 3;  // min and other keep 3
+  };
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
+  EXPECT_EQ(static_cast<uint64_t>(m.Name), want(#Merge)) << #Name;
+#include "format/memprof/mib_fields.def"
+  EXPECT_EQ(m.AllocCount, 7u);
+  EXPECT_EQ(m.MinLifetime, 3u);
+  EXPECT_EQ(m.MaxAccessCount, 4u);
+  EXPECT_EQ(m.AllocCpuId, 3u);
 }
 
 }  // namespace

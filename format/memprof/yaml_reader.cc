@@ -449,7 +449,7 @@ Expected<MemInfoBlock> parse_mib(const Node* n, uint64_t where) {
     const std::string& key = n->keys[i];
     const Node& value = n->values[i];
     bool known = false;
-#define PROFKIT_MIB_FIELD(Tag, Name, Type, First)                            \
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                            \
   if (key == #Name) {                                                        \
     PROFKIT_TRY_ASSIGN(uint64_t v, parse_u64(&value, #Name, n->offset));     \
     if (v > static_cast<uint64_t>(static_cast<Type>(~Type{0})))              \
