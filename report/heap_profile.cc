@@ -13,6 +13,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "format/memprof/input_kind.h"
 #include "format/memprof/indexed_reader.h"
 #include "format/memprof/raw_reader.h"
 #include "format/memprof/yaml_reader.h"
@@ -275,14 +276,15 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
   PROFKIT_TRY_ASSIGN(MappedFile file, MappedFile::open(path));
   const Bytes bytes = file.bytes();
   HeapProfile profile;
-  switch (symbolize::memprof_input_kind(bytes)) {
-    case symbolize::MemProfInputKind::raw: {
+  const memprof::InputKind kind = memprof::input_kind(bytes);
+  switch (kind) {
+    case memprof::InputKind::raw: {
       PROFKIT_TRY_ASSIGN(profile, load_raw(bytes, options, options.failed_path));
       break;
     }
-    case symbolize::MemProfInputKind::yaml:
-    case symbolize::MemProfInputKind::indexed: {
-      const bool yaml = symbolize::memprof_input_kind(bytes) == symbolize::MemProfInputKind::yaml;
+    case memprof::InputKind::yaml:
+    case memprof::InputKind::indexed: {
+      const bool yaml = kind == memprof::InputKind::yaml;
       memprof::MemProfData data;
       if (yaml) {
         PROFKIT_TRY_ASSIGN(memprof::YamlMemProf y, memprof::read_memprof_yaml(bytes));
@@ -314,9 +316,8 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
       add_records(profile, data, functions);
       break;
     }
-    case symbolize::MemProfInputKind::other:
-      return make_error(ErrorCode::bad_magic, 0,
-                        "expected a raw memprof profile, MemProf YAML or an indexed profile");
+    case memprof::InputKind::other:
+      return Unexpected{memprof::unknown_input_error()};
   }
   profile.path = path;
   classify_contexts(profile, options.thresholds);

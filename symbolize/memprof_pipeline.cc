@@ -3,19 +3,12 @@
 
 #include <filesystem>
 
+#include "format/memprof/input_kind.h"
 #include "format/memprof/indexed_reader.h"
 #include "format/memprof/raw_reader.h"
 #include "format/memprof/yaml_reader.h"
 
 namespace profkit::symbolize {
-
-MemProfInputKind memprof_input_kind(Bytes data) {
-  if (memprof::is_raw_memprof(data)) return MemProfInputKind::raw;
-  if (memprof::is_memprof_yaml(data)) return MemProfInputKind::yaml;
-  if (data.size() >= 8 && load_le<uint64_t>(data.data()) == 0x8169666F72706CFFull)
-    return MemProfInputKind::indexed;
-  return MemProfInputKind::other;
-}
 
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,
@@ -29,8 +22,8 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
     MemProfInputReport report;
     report.path = path;
     memprof::MemProfData data;
-    switch (memprof_input_kind(input.bytes)) {
-      case MemProfInputKind::raw: {
+    switch (memprof::input_kind(input.bytes)) {
+      case memprof::InputKind::raw: {
         PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes, input.consumed));
         if (input.release) input.release();
         PROFKIT_TRY_ASSIGN(memprof::MergedRaw merged,
@@ -61,21 +54,20 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
         report.symbolizer = s->stats();
         break;
       }
-      case MemProfInputKind::yaml: {
+      case memprof::InputKind::yaml: {
         PROFKIT_TRY_ASSIGN(memprof::YamlMemProf yaml, memprof::read_memprof_yaml(input.bytes));
         data = std::move(yaml.data);
         break;
       }
-      case MemProfInputKind::indexed: {
+      case memprof::InputKind::indexed: {
         // Beyond llvm-profdata, which writes an empty MemProf section for indexed inputs:
         // their records and data-access profile join the merge.
         PROFKIT_TRY_ASSIGN(memprof::IndexedMemProf idx, memprof::read_indexed_memprof(input.bytes));
         data = std::move(idx.data);
         break;
       }
-      default:
-        return make_error(ErrorCode::bad_magic, 0,
-                          "expected a raw memprof profile, MemProf YAML or an indexed profile");
+      case memprof::InputKind::other:
+        return Unexpected{memprof::unknown_input_error()};
     }
     if (first) {
       all = std::move(data);

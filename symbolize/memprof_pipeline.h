@@ -13,11 +13,6 @@
 
 namespace profkit::symbolize {
 
-enum class MemProfInputKind { raw, yaml, indexed, other };
-
-// Sniffs a file's first bytes (raw magic, "---", indexed magic).
-MemProfInputKind memprof_input_kind(Bytes data);
-
 struct MemProfInputReport {
   std::string path;
   uint64_t raw_version = 0;

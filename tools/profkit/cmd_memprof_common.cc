@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "format/memprof/input_kind.h"
 #include "format/memprof/indexed_reader.h"
 #include "format/memprof/indexed_writer.h"
 #include "format/memprof/raw_reader.h"
@@ -22,8 +23,8 @@ struct MemProfMerged {
 };
 
 bool is_memprof_input(Bytes bytes) {
-  const auto kind = symbolize::memprof_input_kind(bytes);
-  return kind == symbolize::MemProfInputKind::raw || kind == symbolize::MemProfInputKind::yaml;
+  const auto kind = memprof::input_kind(bytes);
+  return kind == memprof::InputKind::raw || kind == memprof::InputKind::yaml;
 }
 
 namespace {
@@ -130,8 +131,8 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
     return 1;
   }
   const Bytes bytes = file->bytes();
-  switch (symbolize::memprof_input_kind(bytes)) {
-    case symbolize::MemProfInputKind::indexed: {
+  switch (memprof::input_kind(bytes)) {
+    case memprof::InputKind::indexed: {
       auto idx = memprof::read_indexed_memprof(bytes);
       if (!idx) {
         report_error(input, idx.error());
@@ -139,7 +140,7 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
       }
       return emit(report::show_memprof_indexed(*idx), output);
     }
-    case symbolize::MemProfInputKind::raw: {
+    case memprof::InputKind::raw: {
       auto profiles = memprof::read_raw_profiles(bytes);
       if (!profiles) {
         report_error(input, profiles.error());
@@ -163,7 +164,7 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
       warn_dropped(reports);
       return emit(report::show_memprof_raw(*merged, *data, reports.front().stacks_kept), output);
     }
-    case symbolize::MemProfInputKind::yaml: {
+    case memprof::InputKind::yaml: {
       auto yaml = memprof::read_memprof_yaml(bytes);
       if (!yaml) {
         report_error(input, yaml.error());
@@ -180,11 +181,10 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
       }
       return emit(report::show_memprof_indexed(*idx), output);
     }
-    case symbolize::MemProfInputKind::other:
+    case memprof::InputKind::other:
       break;
   }
-  report_error(input, Error{ErrorCode::bad_magic, 0,
-                            "expected a raw memprof profile, MemProf YAML or an indexed profile"});
+  report_error(input, memprof::unknown_input_error());
   return 1;
 }
 
