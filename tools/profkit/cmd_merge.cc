@@ -1,34 +1,23 @@
 // `profkit merge`: merges raw, indexed and text IR-PGO profiles into one indexed (or text)
 // profile, byte-identical to `llvm-profdata merge --num-threads=1` (v13/v11 vs LLVM 22,
-// v7 vs LLVM 14). -j N decodes inputs on N threads; one thread merges them in input order,
-// so the output does not depend on N.
+// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's; this file parses the
+// options, routes MemProf inputs, and writes the result.
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
-#include <variant>
 #include <vector>
 
 #include "format/instrprof/indexed_reader.h"
 #include "format/instrprof/indexed_writer.h"
-#include "format/instrprof/merge.h"
-#include "format/instrprof/raw_reader.h"
-#include "format/instrprof/reader.h"
 #include "format/instrprof/text_writer.h"
 #include "format/memprof/indexed_reader.h"
 #include "io/mapped_file.h"
+#include "io/profile_merge.h"
 #include "io/output_file.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
@@ -63,75 +52,6 @@ std::optional<WeightedInput> parse_weighted(std::string_view spec) {
   const auto [end, ec] = std::from_chars(spec.data(), spec.data() + comma, w);
   if (ec != std::errc() || end != spec.data() + comma || w < 1) return std::nullopt;
   return WeightedInput{std::string(spec.substr(comma + 1)), w};
-}
-
-// One input's bytes, reused from input to input. Anonymous memory that the kernel may back
-// with 2 MiB pages (MADV_HUGEPAGE): a 3 MB raw profile then costs a few page faults instead
-// of ~700, and nothing is zero-filled before read(2) overwrites it (std::vector's resize did;
-// on the benchmark machine those faults were a tenth of the merge).
-class InputBuffer {
- public:
-  InputBuffer() = default;
-  InputBuffer(const InputBuffer&) = delete;
-  InputBuffer& operator=(const InputBuffer&) = delete;
-  ~InputBuffer() {
-    if (data_ != nullptr) ::munmap(data_, capacity_);
-  }
-  uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  size_t capacity() const { return capacity_; }
-  void set_size(size_t n) { size_ = n; }
-  // Makes room for n bytes, keeping the first size() bytes.
-  bool reserve(size_t n) {
-    if (n <= capacity_) return true;
-    constexpr size_t kHuge = size_t{2} << 20;
-    const size_t want = (n + n / 4 + kHuge - 1) / kHuge * kHuge;
-    void* p = data_ == nullptr ? ::mmap(nullptr, want, PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                               : ::mremap(data_, capacity_, want, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED) return false;
-    ::madvise(p, want, MADV_HUGEPAGE);  // advice only: fine if THP is off
-    data_ = static_cast<uint8_t*>(p);
-    capacity_ = want;
-    return true;
-  }
-
- private:
-  uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-  size_t capacity_ = 0;
-};
-
-// Reads a whole file into `buf`.
-Expected<void> read_into(const std::string& path, InputBuffer& buf) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return make_error(ErrorCode::io, kNoOffset,
-                      std::string("cannot open for reading: ") + std::strerror(errno));
-  auto fail = [&](uint64_t at, const char* what) {
-    const int e = errno;
-    ::close(fd);
-    return make_error(ErrorCode::io, at, std::string(what) + std::strerror(e));
-  };
-  struct stat st {};
-  size_t size = 0;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<size_t>(st.st_size);
-  buf.set_size(0);
-  if (!buf.reserve(std::max<size_t>(size + 1, 1 << 16)))  // +1: EOF shows without growing
-    return fail(0, "cannot allocate the input buffer: ");
-  size_t got = 0;
-  for (;;) {
-    if (got == buf.capacity() && !buf.reserve(buf.capacity() * 2))
-      return fail(got, "cannot allocate the input buffer: ");
-    const ssize_t n = ::read(fd, buf.data() + got, buf.capacity() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(got, "read failed: ");
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-    buf.set_size(got);
-  }
-  ::close(fd);
-  return {};
 }
 
 // True when the file starts with a raw or indexed IR-PGO magic (its header read, nothing
@@ -238,94 +158,26 @@ int run_merge(MergeCommand& cmd) {
     report_error("merge: --failure-mode must be 'any' or 'all'");
     return 1;
   }
-  const bool fail_any = cmd.failure_mode == "any";
 
-  instrprof::MergeOptions options;
-  options.llvm14_semantics = version == 7;
-  std::string current;
-  instrprof::Merger merger(options, [&](std::string_view source, std::string_view function,
-                                        std::string_view message) {
-    std::string msg = std::string(function.empty() ? "<unknown>" : function) + ": " +
-                      std::string(message);
-    report_warning(source, msg);
-  });
-
-  unsigned threads = cmd.threads;
-  if (threads == 0) {
-    threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                              static_cast<unsigned>((inputs.size() + 1) / 2)));
-  }
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(inputs.size()));
-
-  // Merges inputs [begin, end) into `m` in order. Returns false when the command must stop
-  // (after reporting, when `report` is set).
-  size_t failures = 0;
-  auto merge_range = [&](instrprof::Merger& m, size_t begin, size_t end, bool report,
-                         size_t& failed) -> bool {
-    instrprof::RawReader reader;
-    InputBuffer buf;
-    for (size_t i = begin; i < end; ++i) {
-      const WeightedInput& in = inputs[i];
-      Expected<void> added;
-      if (auto r = read_into(in.path, buf); !r) {
-        added = Unexpected{r.error()};
-      } else if (buf.size() == 0) {
-        continue;  // llvm-profdata skips empty inputs silently
-      } else if (const Bytes bytes(buf.data(), buf.size()); instrprof::has_raw_magic(bytes)) {
-        // Fast path: decode straight into the merge, no intermediate Profile.
-        added = m.add_raw(bytes, in.weight, reader, in.path);
-      } else {
-        auto profile = instrprof::read_profile(bytes);
-        added = profile ? m.add(*profile, in.weight, in.path) : Unexpected{profile.error()};
-      }
-      if (added) continue;
-      // Mixing IR and front-end profiles is fatal whatever the failure mode, as in LLVM.
-      if (fail_any || added.error().code == ErrorCode::mismatch) {
-        if (report) report_error(in.path, added.error());
-        return false;
-      }
-      ++failed;
-      if (report) {
-        const Error& e = added.error();
-        report_warning(in.path, "skipped: " + e.message +
-                                    (e.has_offset() ? " at offset " + std::to_string(e.offset) : ""));
-      }
-    }
-    return true;
-  };
-
-  bool merged_in_parallel = false;
-  if (threads > 1) {
-    // Contiguous chunks merged on their own threads, then folded in input order. When the
-    // grouping could change the result (warnings, weights, truncated sites) or any input
-    // failed, the merge is redone on one thread so that the output never depends on -j.
-    std::vector<instrprof::Merger> parts;
-    parts.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t) parts.emplace_back(options);
-    std::vector<char> ok(threads, 0);
-    std::vector<size_t> failed(threads, 0);
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      const size_t begin = inputs.size() * t / threads, end = inputs.size() * (t + 1) / threads;
-      pool.emplace_back([&, t, begin, end] { ok[t] = merge_range(parts[t], begin, end, false, failed[t]); });
-    }
-    for (auto& th : pool) th.join();
-    bool usable = std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; }) &&
-                  std::all_of(failed.begin(), failed.end(), [](size_t f) { return f == 0; });
-    for (unsigned t = 1; t < threads && usable; ++t) usable = parts[0].absorb(std::move(parts[t])).has_value();
-    usable = usable && !parts[0].order_sensitive();
-    if (usable) {
-      merger = std::move(parts[0]);
-      merged_in_parallel = true;
-    }
-  }
-  if (!merged_in_parallel) {
-    if (!merge_range(merger, 0, inputs.size(), true, failures)) return 1;
-  }
-  if (failures == inputs.size()) {
-    report_error("merge: no profile can be merged (every input failed)");
+  FileMergeOptions merge;
+  merge.merge.llvm14_semantics = version == 7;
+  merge.threads = cmd.threads;
+  merge.fail_any = cmd.failure_mode == "any";
+  std::vector<WeightedPath> files;
+  files.reserve(inputs.size());
+  for (const WeightedInput& in : inputs) files.push_back({in.path, in.weight});
+  std::string failed_path;
+  auto merged_files = merge_profile_files(
+      files, merge, [](std::string_view source, std::string_view message) { report_warning(source, message); },
+      &failed_path);
+  if (!merged_files) {
+    if (failed_path.empty())
+      report_error("merge: " + merged_files.error().message);
+    else
+      report_error(failed_path, merged_files.error());
     return 1;
   }
+  instrprof::Merger& merger = *merged_files;
 
   std::vector<uint64_t> name_refs;
   instrprof::Profile merged = merger.finish(&name_refs);
