@@ -6,7 +6,10 @@
 #include <dlfcn.h>
 
 #include "runtime/abi.h"
-#include "runtime/rt.h"
+#include "runtime/base.h"
+#include "runtime/globals.h"
+#include "runtime/shadow.h"
+#include "runtime/thread_state.h"
 
 extern "C" {
 PROFKIT_ABI void* memcpy(void* dst, const void* src, size_t n);

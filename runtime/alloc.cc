@@ -8,7 +8,19 @@
 #include <unistd.h>
 
 #include "runtime/abi.h"
-#include "runtime/rt.h"
+#include "runtime/arena.h"
+#include "runtime/base.h"
+#include "runtime/clock.h"
+#include "runtime/dump.h"
+#include "runtime/globals.h"
+#include "runtime/heap.h"
+#include "runtime/line_writer.h"
+#include "runtime/mib_table.h"
+#include "runtime/shadow.h"
+#include "runtime/spin_lock.h"
+#include "runtime/stack_depot.h"
+#include "runtime/thread_state.h"
+#include "runtime/walker.h"
 
 extern "C" void abort(void) noexcept;
 
@@ -269,7 +281,7 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
     }
     if (small) {
       header->context_id = 0;  // no longer live for a dump's span walk
-      heap_give(owner, cls, header);
+      heap_give(owner->heap[cls], header);
     }
     owner->lock.unlock();
     return;

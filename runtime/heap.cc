@@ -7,7 +7,12 @@
 // span + 32 + i * stride and its user memory at span + 64 + i * stride, so every user
 // pointer is 64-byte aligned and a block's last shadow granule is shared only with the next
 // block's header, which instrumented code never touches.
-#include "runtime/rt.h"
+#include "runtime/arena.h"
+#include "runtime/base.h"
+#include "runtime/heap.h"
+#include "runtime/mib_table.h"
+#include "runtime/spin_lock.h"
+#include "runtime/thread_state.h"
 
 namespace profkit::rt {
 namespace {

@@ -11,7 +11,15 @@
 #include <cpuid.h>
 
 #include "runtime/abi.h"
-#include "runtime/rt.h"
+#include "runtime/arena.h"
+#include "runtime/base.h"
+#include "runtime/clock.h"
+#include "runtime/dump.h"
+#include "runtime/globals.h"
+#include "runtime/line_writer.h"
+#include "runtime/spin_lock.h"
+#include "runtime/stack_depot.h"
+#include "runtime/thread_state.h"
 
 extern "C" char** environ;
 extern "C" int atexit(void (*fn)(void)) noexcept;

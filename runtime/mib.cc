@@ -3,7 +3,12 @@
 // llvm_compat reproduces compiler-rt's arithmetic (see docs/runtime.md).
 #include <sys/mman.h>
 
-#include "runtime/rt.h"
+#include "runtime/arena.h"
+#include "runtime/base.h"
+#include "runtime/globals.h"
+#include "runtime/heap.h"
+#include "runtime/mib_table.h"
+#include "runtime/shadow.h"
 
 namespace profkit::rt {
 namespace {

@@ -2,7 +2,8 @@
 // compiler-rt does (docs/formats/memprof.md A.1 item 3). .preinit_array is not allowed in shared objects.
 // glibc calls these with (argc, argv, envp) before libc has set `environ`.
 #include "runtime/abi.h"
-#include "runtime/rt.h"
+#include "runtime/base.h"
+#include "runtime/globals.h"
 
 static void profkit_memprof_preinit(int, char**, char** envp) {
   profkit::rt::g_start_envp = envp;

@@ -8,7 +8,13 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "runtime/rt.h"
+#include "runtime/arena.h"
+#include "runtime/base.h"
+#include "runtime/globals.h"
+#include "runtime/mib_table.h"
+#include "runtime/stack_depot.h"
+#include "runtime/thread_state.h"
+#include "runtime/walker.h"
 
 namespace profkit::rt {
 namespace {
@@ -54,7 +60,7 @@ void* node_alloc(size_t bytes) {
   return arena_alloc(bytes);  // no reservation, or 16 GiB of stacks: the arena serves
 }
 
-// Folded from the outermost frame in, as the walker's memo does (rt.h).
+// Folded from the outermost frame in, as the walker's memo does (walker.h).
 uint64_t hash_pcs(const uintptr_t* pcs, uint32_t n) {
   uint64_t h = kStackHashSeed;
   for (uint32_t i = n; i-- > 0;) h = stack_hash_step(h, pcs[i]);

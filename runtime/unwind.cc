@@ -9,7 +9,9 @@
 // libunwind for that stack.
 #include <dlfcn.h>
 
-#include "runtime/rt.h"
+#include "runtime/base.h"
+#include "runtime/thread_state.h"
+#include "runtime/walker.h"
 
 namespace profkit::rt {
 namespace {

@@ -1,0 +1,18 @@
+// The runtime's own memory: mmap-backed, never operator new.
+#pragma once
+
+#include "runtime/base.h"
+
+namespace profkit::rt {
+
+// Never returns memory to the OS except for blocks above 1 MiB. Power-of-two size classes
+// with free lists, one lock (taken only on slow paths: new stacks, table growth, dumps).
+void* arena_alloc(size_t size);   // zeroed
+void arena_free(void* p, size_t size);
+void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
+void* os_map_noreserve(size_t size);  // the same, MAP_NORESERVE (pages cost only when touched)
+void os_unmap(void* p, size_t size);
+void arena_lock_for_fork();
+void arena_unlock_after_fork(bool child);
+
+}  // namespace profkit::rt

@@ -1,0 +1,110 @@
+// Small blocks: size classes, the chunk header before every user pointer, and the
+// per-thread free lists with batched cross-thread frees (heap.cc).
+#pragma once
+
+#include <atomic>
+
+#include "runtime/base.h"
+
+namespace profkit::rt {
+
+struct ThreadState;
+struct MibTable;
+struct ChunkHeader;
+
+// Size classes by slot stride (header + user bytes): 64..1024 in steps of 64, then four
+// steps per doubling up to 32 KiB. Larger or over-aligned blocks go to glibc.
+inline constexpr uint32_t kHeapClasses = 36;
+inline constexpr uint64_t kHeapMaxStride = 32768;
+
+inline uint64_t heap_stride(uint32_t cls) {
+  if (cls < 16) return uint64_t{64} * (cls + 1);
+  const uint32_t p = 10 + (cls - 16) / 4;
+  return (uint64_t{1} << p) + uint64_t{(cls - 16) % 4 + 1} * (uint64_t{1} << (p - 2));
+}
+// Class of a slot holding `need` bytes (header included), 0 < need <= kHeapMaxStride.
+inline uint32_t heap_class_of(uint64_t need) {
+  if (need <= 1024) return static_cast<uint32_t>((need + 63) / 64 - 1);
+  const uint64_t n = need - 1;
+  const uint32_t p = 63 - static_cast<uint32_t>(__builtin_clzll(n));
+  return 16 + 4 * (p - 10) + static_cast<uint32_t>((n >> (p - 2)) & 3);
+}
+
+// One size class of one thread state. `free` is touched by the owner only (under its
+// lock); `remote` lives in a separate array so other threads' pushes do not share its
+// cache lines.
+struct HeapClass {
+  ChunkHeader* free = nullptr;
+  uintptr_t bump = 0, bump_end = 0;  // uncarved slots of the current span
+};
+struct alignas(64) HeapRemote {
+  std::atomic<ChunkHeader*> head{nullptr};
+};
+// Blocks this thread freed for another owner, gathered so they go back as one chain: one
+// compare-and-swap on the owner's list head, a line both threads write, per batch instead
+// of per block. A batch is at most kRemoteBatch blocks and kRemoteBatchBytes (but at least
+// one block), so a thread holds back under kHeapClasses * kRemoteBatchBytes (288 KiB) of
+// other threads' memory.
+struct RemoteBatch {
+  ChunkHeader* head = nullptr;
+  ChunkHeader* tail = nullptr;
+  uint32_t owner = 0;
+  uint32_t count = 0;
+};
+inline constexpr uint32_t kRemoteBatch = 32;
+inline constexpr uint32_t kRemoteBatchBytes = 8 << 10;
+
+// 32 bytes immediately before every user pointer. User pointers are 64-byte aligned, so
+// no two live blocks share a 64-byte shadow granule (the header of the next block may
+// share the last granule, but instrumented code never touches headers).
+struct ChunkHeader {
+  uint64_t size;          // requested size
+  uint32_t context_id;    // stack depot id; 0 = untracked
+  uint32_t cpu;           // sched_getcpu() at allocation
+  uint32_t timestamp_ms;  // allocation time (A.7.1)
+  uint32_t owner;         // thread-state index holding the slot
+  uint32_t slot;          // slot index in the owner's table
+  uint32_t origin;        // kSmallBlock | size class, or (user pointer - glibc block) / 16
+};
+static_assert(sizeof(ChunkHeader) == 32);
+inline constexpr uintptr_t kChunkAlignment = 64;
+inline constexpr uint32_t kSmallBlock = 1u << 31;  // ChunkHeader::origin: heap.cc block
+
+// heap.cc. A freed small block links to the next through its header's `size` field.
+inline ChunkHeader* heap_next(const ChunkHeader* block) {
+  return reinterpret_cast<ChunkHeader*>(block->size);
+}
+inline void heap_set_next(ChunkHeader* block, ChunkHeader* next) {
+  block->size = reinterpret_cast<uintptr_t>(next);
+}
+// A slot of class `cls` for `state` (its lock held): its free list, else what other
+// threads freed, else a new slot. nullptr when no memory is left.
+ChunkHeader* heap_take(ThreadState* state, uint32_t cls);
+// Returns a block to its owner's free list of its class (the owner's lock held).
+inline void heap_give(HeapClass& list, ChunkHeader* block) {
+  heap_set_next(block, list.free);
+  list.free = block;
+}
+// Returns a block freed by another thread (no lock needed).
+void heap_give_remote(ThreadState* owner, uint32_t cls, ChunkHeader* block);
+// Gathers a block that thread state `self` (its lock held) frees for the state with index
+// `owner`; the gathered blocks go back when a batch is full, when a block of another owner
+// arrives, or on heap_flush_remote. (An index, not the owner's state: reading that would
+// share a line with the owner's lock.)
+void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
+                              ChunkHeader* block);
+// Hands back everything `self` (its lock held) has gathered.
+void heap_flush_remote(ThreadState* self);
+// Records every live tracked small block "as if freed now" into `table` (a dump, with
+// every thread state locked), stopping once `at_most` are found: the caller's count of
+// live tracked blocks, which is never below the true one.
+void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu,
+                      uint64_t at_most);
+void heap_lock_for_fork();
+void heap_unlock_after_fork(bool child);
+
+inline ChunkHeader* header_of(const void* p) {
+  return reinterpret_cast<ChunkHeader*>(reinterpret_cast<uintptr_t>(p) - sizeof(ChunkHeader));
+}
+
+}  // namespace profkit::rt

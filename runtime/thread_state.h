@@ -1,0 +1,62 @@
+// Per-thread state: its lock, tracked-block slots, MIB table, small-block heap, walker
+// caches; and the thread-local pointer to it.
+#pragma once
+
+#include <atomic>
+
+#include "runtime/base.h"
+#include "runtime/heap.h"
+#include "runtime/mib_table.h"
+#include "runtime/spin_lock.h"
+#include "runtime/walker.h"
+
+namespace profkit::rt {
+
+struct ThreadState {
+  SpinLock lock;                 // guards everything below
+  uint32_t index = 0;            // position in the registry (stored in chunk headers)
+  std::atomic<uint32_t> alive{0};
+  uintptr_t* slots = nullptr;    // live tracked glibc chunks: header pointer, or free-list link
+  uint32_t slots_used = 0;       // high-water mark
+  uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
+  // Slots freed by other threads: a lock-free stack (same links as the free list) that
+  // those threads push onto without taking `lock`; the owner takes it whole when its own
+  // free list runs dry. Only push and take-all happen, so there is no ABA. On a line of its
+  // own: other threads write it, the owner writes `lock` on every allocation.
+  alignas(64) std::atomic<uint32_t> remote_free{0};
+  alignas(64) MibTable mibs;     // freed allocations merged here, by context id
+  uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
+  uint64_t allocs = 0, frees = 0;
+  HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
+  HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
+  RemoteBatch remote_out[kHeapClasses];  // blocks this thread freed for others (under `lock`)
+  FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
+  WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
+  uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
+  WalkStep walk_buf[kWalkMemos + 1][kWalkMemoSteps];
+  void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
+  void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
+};
+
+inline constexpr uint32_t kMaxThreads = 1 << 14;
+inline constexpr uint32_t kMaxSlots = 1 << 25;  // live tracked blocks per thread state
+
+ThreadState* thread_state_slow();
+ThreadState* thread_state_at(uint32_t index);
+uint32_t thread_state_count();
+
+extern __thread ThreadState* tls_state PROFKIT_RT_TLS;
+extern __thread int tls_in_runtime PROFKIT_RT_TLS;
+
+inline ThreadState* current_thread_state() {
+  ThreadState* state = tls_state;
+  return PROFKIT_RT_LIKELY(state != nullptr) ? state : thread_state_slow();
+}
+
+// Marks the runtime busy on this thread for a scope (re-entry guard).
+struct RuntimeScope {
+  RuntimeScope() { ++tls_in_runtime; }
+  ~RuntimeScope();
+};
+
+}  // namespace profkit::rt

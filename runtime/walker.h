@@ -1,0 +1,89 @@
+// The stack walker: frame rules from unwind tables, their per-thread cache, and the walk
+// memo a call site's next walk replays (unwind.cc).
+#pragma once
+
+#include "runtime/base.h"
+
+namespace profkit::rt {
+
+struct ThreadState;
+
+// How to get from a frame to its caller, for one return address: the CFA is rsp or rbp plus
+// an offset, the return address sits just below the CFA, and the caller's rbp is unchanged,
+// saved at CFA + rbp_offset, or lost.
+struct FrameRule {
+  enum Kind : uint8_t { unknown, bad, outermost, from_rsp, from_rbp };
+  enum Rbp : uint8_t { rbp_same, rbp_saved, rbp_lost };
+  uint8_t kind = unknown;
+  uint8_t rbp = rbp_same;
+  int16_t rbp_offset = 0;
+  int32_t cfa_offset = 0;
+};
+struct FrameCacheEntry {
+  uintptr_t pc = 0;
+  FrameRule rule;
+};
+static_assert(sizeof(FrameCacheEntry) == 16);
+// Per thread state: 256 sets of 4 ways, a set per cache line. Set-associative because with
+// ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
+// were then recomputed on every allocation (a third of the run time when it happened).
+inline constexpr uint32_t kFrameCacheWays = 4;
+inline constexpr uint32_t kFrameCacheSets = 256;
+struct alignas(64) FrameCacheSet {
+  FrameCacheEntry ways[kFrameCacheWays];
+};
+
+// The last walk from a call site (unwind.cc), replayed by re-reading the words it read: a
+// walk is a function of its registers (pc, sp, rbp) at any frame and of the words it reads
+// from there on, so once a new walk reaches a frame of the memo's walk with the very same
+// registers, the rest is the memo's while those words match; at the first difference the
+// walk goes on from there. Steps are kept outermost first, so a walk that differs only
+// near the leaf (a recursion one level deeper or shallower) rewrites only those steps.
+inline constexpr uint32_t kWalkMemos = 16;     // per thread state, by call site
+inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_size <= 255)
+struct WalkStep {
+  uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
+  uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
+  uint32_t pad;
+  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read, its value (a step
+                            // that reads none holds its return address here again)
+  uintptr_t ra_at, ra;      // the return address: where it was read, its value
+  uint64_t hash;            // stack_hash over the memo's frames from its outermost to this one
+};
+struct WalkMemo {
+  uint32_t first = 0, end = 0;  // its steps: [first, end) of its buffer, outermost first
+  uint32_t max = 0;             // the depth it was walked with
+  uint32_t context_id = 0;      // the depot id of the walk it holds; 0 until interned
+  uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
+};
+// The stack hash the depot keys on, folded from the outermost frame inward so that a walk
+// sharing its outer frames with the memo's extends the memo's hash (stack.cc, unwind.cc).
+inline constexpr uint64_t kStackHashSeed = 0x9E3779B97F4A7C15ull;
+inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) {
+  h ^= pc;
+  h *= 0xFF51AFD7ED558CCDull;
+  return h ^ (h >> 32);
+}
+inline uint64_t stack_hash_final(uint64_t h, uint32_t n) {
+  h ^= uint64_t{n} * 0xC4CEB9FE1A85EC53ull;
+  return h != 0 ? h : 1;  // 0 means "not known" to the depot
+}
+static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
+              (kWalkMemos & (kWalkMemos - 1)) == 0, "indexed by the top bits of a hash");
+
+// Walks the stack with unwind tables from an entry point's return address and frame (see
+// capture_stack); 0 when some frame cannot be followed (the caller then uses libunwind).
+// `*memo` is the memo now holding this walk (set whenever the walk succeeds): its
+// context_id, when not 0, is the walk's depot id, because a whole replay gives back the
+// very same frames. `*hash` is the walk's stack hash (stack_hash_final) when the memo knew
+// it, else 0.
+uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash);
+// Drops the remembered walks (a state taken over by another thread, on another stack).
+void forget_walks(ThreadState* state);
+// The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
+// the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
+FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
+                           uintptr_t pc);
+
+}  // namespace profkit::rt
