@@ -1,0 +1,86 @@
+// Milliseconds since start-up from the time-stamp counter, anchored to CLOCK_REALTIME per
+// thread and recalibrated, and the current CPU.
+#include "runtime/clock.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include <cpuid.h>
+
+#include "runtime/globals.h"
+
+namespace profkit::rt {
+
+namespace {
+// Timestamps: clock_gettime costs 60-100 ns per call on a virtual machine (the vDSO reads
+// the paravirtual clock), and every allocation and free needs one. With an invariant TSC,
+// each thread keeps an anchor (TSC, clock_gettime) pair and extrapolates for up to 16 ms
+// with the TSC rate measured over the whole run so far, then re-anchors; the error stays
+// far below the millisecond resolution of MIB timestamps.
+constexpr int64_t kAnchorNs = 16'000'000;
+constexpr int64_t kCalibrationNs = 10'000'000;  // shortest span a rate is measured over
+bool g_tsc_ok = false;
+uint64_t g_tsc_origin = 0;
+int64_t g_ns_origin = 0;
+
+struct TimeAnchor {
+  uint64_t tsc = 0;
+  uint64_t limit = 0;  // ticks the anchor is valid for; 0 = no anchor
+  int64_t ns = 0;
+  // Nanoseconds per tick in 32.32 fixed point: one multiply per timestamp. The anchor is
+  // valid for 16 ms (below 2^26 ticks up to 4 GHz) and the rate is below 2^32 (a TSC of
+  // at least 1 GHz), so the product stays below 2^58.
+  uint64_t ns_per_tick_q32 = 0;
+};
+__thread TimeAnchor tls_anchor PROFKIT_RT_TLS;
+
+inline uint64_t read_tsc() { return __builtin_ia32_rdtsc(); }
+
+int64_t realtime_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (now.tv_sec - g.time_origin_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+PROFKIT_RT_NOINLINE int64_t now_ns_slow() {
+  const int64_t ns = realtime_ns();
+  if (!g_tsc_ok) return ns;
+  const uint64_t tsc = read_tsc();
+  double rate = 0;
+  if (ns - g_ns_origin >= kCalibrationNs && tsc > g_tsc_origin)
+    rate = static_cast<double>(ns - g_ns_origin) / static_cast<double>(tsc - g_tsc_origin);
+  if (rate > 0 && rate < 1.0) {
+    tls_anchor.tsc = tsc;
+    tls_anchor.ns = ns;
+    tls_anchor.ns_per_tick_q32 = static_cast<uint64_t>(rate * 4294967296.0);
+    tls_anchor.limit = static_cast<uint64_t>(static_cast<double>(kAnchorNs) / rate);
+  }
+  return ns;
+}
+}  // namespace
+
+void init_clock(const timespec& origin) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  // CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every C/P-state.
+  g_tsc_ok = __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8)) != 0;
+  g_ns_origin = origin.tv_nsec;  // origin.tv_sec is g.time_origin_sec
+  g_tsc_origin = read_tsc();
+}
+
+uint32_t now_ms() {
+  int64_t ns;
+  const TimeAnchor& a = tls_anchor;
+  const uint64_t d = g_tsc_ok ? read_tsc() - a.tsc : ~uint64_t{0};
+  if (PROFKIT_RT_LIKELY(d < a.limit))
+    ns = a.ns + static_cast<int64_t>((d * a.ns_per_tick_q32) >> 32);
+  else
+    ns = now_ns_slow();
+  return static_cast<uint32_t>(static_cast<int>(ns / 1'000'000));
+}
+
+uint32_t current_cpu() {
+  const int cpu = sched_getcpu();
+  return static_cast<uint32_t>(cpu);
+}
+
+}  // namespace profkit::rt
