@@ -1,0 +1,172 @@
+// Unit tests of the runtime's own pieces: the small-block heap, the MIB table and the stack
+// depot. Linked with the static runtime, which then serves this test's own allocations too
+// (so GoogleTest itself runs on it); not built with sanitizers, whose allocator it replaces.
+#include <gtest/gtest.h>
+
+#include <iterator>
+#include <set>
+#include <vector>
+
+#include "runtime/globals.h"
+#include "runtime/heap.h"
+#include "runtime/mib_table.h"
+#include "runtime/stack_depot.h"
+#include "runtime/thread_state.h"
+
+namespace profkit::rt {
+namespace {
+
+TEST(HeapClasses, StridesGrowAndEveryNeedMapsToTheSmallestClassHoldingIt) {
+  uint64_t previous = 0;
+  for (uint32_t cls = 0; cls < kHeapClasses; ++cls) {
+    const uint64_t stride = heap_stride(cls);
+    EXPECT_GT(stride, previous) << cls;
+    EXPECT_EQ(stride % 64, 0u) << "user pointers stay 64-byte aligned, class " << cls;
+    EXPECT_EQ(heap_class_of(stride), cls);
+    EXPECT_EQ(heap_class_of(previous + 1), cls) << "one byte more than the class below";
+    previous = stride;
+  }
+  EXPECT_EQ(heap_stride(kHeapClasses - 1), kHeapMaxStride);
+}
+
+struct LockedState {
+  ThreadState* state;
+  LockedState() : state(current_thread_state()) { state->lock.lock(); }
+  ~LockedState() { state->lock.unlock(); }
+};
+
+TEST(Heap, AFreedBlockIsTheNextOneTaken) {
+  const uint32_t cls = heap_class_of(200);
+  ChunkHeader *a, *again;
+  {
+    LockedState s;
+    a = heap_take(s.state, cls);
+    if (a != nullptr) heap_give(s.state->heap[cls], a);
+    again = heap_take(s.state, cls);
+    if (again != nullptr) heap_give(s.state->heap[cls], again);
+  }
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(again, a);
+}
+
+// Requires: no allocation while the state's lock is held (malloc here is the runtime's,
+// which takes the same lock), so blocks are collected in a fixed array and checked after.
+TEST(Heap, BlocksAreDistinctAndTheirUserPointersAligned) {
+  constexpr int kBlocks = 500;
+  static ChunkHeader* taken[kBlocks];
+  const uint32_t cls = heap_class_of(1000);
+  {
+    LockedState s;
+    for (ChunkHeader*& b : taken) b = heap_take(s.state, cls);
+  }
+  std::set<ChunkHeader*> distinct(std::begin(taken), std::end(taken));
+  EXPECT_EQ(distinct.size(), static_cast<size_t>(kBlocks));
+  EXPECT_EQ(distinct.count(nullptr), 0u);
+  for (ChunkHeader* b : taken)
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b + 1) % kChunkAlignment, 0u);
+  // Slots never overlap: sorted, neighbours are at least a stride apart.
+  ChunkHeader* previous = nullptr;
+  for (ChunkHeader* b : distinct) {
+    if (previous != nullptr)
+      EXPECT_GE(reinterpret_cast<uintptr_t>(b) - reinterpret_cast<uintptr_t>(previous),
+                heap_stride(cls));
+    previous = b;
+  }
+  LockedState s;
+  for (ChunkHeader* b : taken) heap_give(s.state->heap[cls], b);
+}
+
+TEST(MibTable, FindsOrInsertsByContextIdAndClears) {
+  MibTable table;
+  bool inserted = false;
+  MibEntry* e = table_find_or_insert(&table, 5, &inserted);
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(inserted);
+  e->mib.AllocCount = 3;
+  MibEntry* again = table_find_or_insert(&table, 5, &inserted);
+  EXPECT_FALSE(inserted);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->mib.AllocCount, 3u);
+  MibEntry* far = table_find_or_insert(&table, kMaxContextIds - 1, &inserted);
+  ASSERT_NE(far, nullptr);
+  EXPECT_TRUE(inserted);
+  EXPECT_EQ(table.size, 2u);
+  EXPECT_EQ(table_find_or_insert(&table, kMaxContextIds, &inserted), nullptr)
+      << "ids beyond the index are refused, not written out of bounds";
+  table_clear(&table);
+  EXPECT_EQ(table.size, 0u);
+  table_find_or_insert(&table, 5, &inserted);
+  EXPECT_TRUE(inserted) << "a cleared table starts empty";
+  table_release(&table);
+}
+
+TEST(MibTable, MergedAggregatesFollowTheFieldRules) {
+  MibTable table;
+  MemInfoBlock a{}, b{};
+  a.AllocCount = 2;
+  a.TotalSize = 100;
+  a.MinSize = 40;
+  a.MaxSize = 60;
+  a.AllocTimestamp = 10;
+  a.DeallocTimestamp = 30;
+  b.AllocCount = 1;
+  b.TotalSize = 20;
+  b.MinSize = 20;
+  b.MaxSize = 20;
+  b.AllocTimestamp = 20;  // before a's last free: one more lifetime overlap
+  b.DeallocTimestamp = 40;
+  merge_aggregate(&table, 9, a);
+  merge_aggregate(&table, 9, b);
+  bool inserted = true;
+  const MibEntry* e = table_find_or_insert(&table, 9, &inserted);
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(e->mib.AllocCount, 3u);
+  EXPECT_EQ(e->mib.TotalSize, 120u);
+  EXPECT_EQ(e->mib.MinSize, 20u);
+  EXPECT_EQ(e->mib.MaxSize, 60u);
+  EXPECT_EQ(e->mib.NumLifetimeOverlaps, 1u);
+  EXPECT_EQ(e->mib.DeallocTimestamp, 40u);
+  table_release(&table);
+}
+
+// Two call sites of the same function: their stacks differ in one return address.
+__attribute__((noinline)) uint32_t capture_here() {
+  return capture_stack(reinterpret_cast<uintptr_t>(__builtin_return_address(0)),
+                       reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+}
+__attribute__((noinline)) uint32_t site_a() {
+  const uint32_t id = capture_here();
+  asm volatile("");  // keep the call from becoming a tail call
+  return id;
+}
+__attribute__((noinline)) uint32_t site_b() {
+  const uint32_t id = capture_here();
+  asm volatile("");
+  return id;
+}
+
+TEST(StackDepot, SameStackSameIdOtherStackOtherId) {
+  // One call instruction twice, so the very same stack: a loop the compiler cannot unroll.
+  uint32_t a[2];
+  volatile int calls = 2;
+  for (int i = 0; i < calls; ++i) a[i] = site_a();
+  const uint32_t a1 = a[0], a2 = a[1], b = site_b();
+  EXPECT_NE(a1, 0u);
+  EXPECT_EQ(a1, a2);
+  EXPECT_NE(a1, b);
+  uint32_t size = 0;
+  const uintptr_t* pcs = depot_stack(a1, &size);
+  ASSERT_NE(pcs, nullptr);
+  ASSERT_GE(size, 2u);
+  // The leaf is a return address inside site_a (the call of capture_here).
+  const auto in_site_a = [](uintptr_t pc) {
+    const auto begin = reinterpret_cast<uintptr_t>(&site_a);
+    return pc > begin && pc < begin + 64;
+  };
+  EXPECT_TRUE(in_site_a(pcs[0])) << std::hex << pcs[0];
+  EXPECT_EQ(depot_stack(0x7fffffff, &size), nullptr);
+}
+
+}  // namespace
+}  // namespace profkit::rt
