@@ -1,4 +1,4 @@
-// Raw -> records conversion (D.6, C.9), record-level merging, ids and classification.
+// Raw -> records conversion (D.6, C.9), record-level merging and the summary.
 #include "format/memprof/records.h"
 
 #include <algorithm>
@@ -7,19 +7,9 @@
 
 #include "format/blake3/blake3.h"
 #include "format/bytes/cursor.h"
-#include "format/bytes/hash.h"
 
 namespace profkit::memprof {
 namespace {
-
-void put_frame_bytes(std::vector<uint8_t>& out, const Frame& f, bool with_inline) {
-  uint8_t buf[17];
-  store_le<uint64_t>(buf, f.function);
-  store_le<uint32_t>(buf + 8, f.line_offset);
-  store_le<uint32_t>(buf + 12, f.column);
-  buf[16] = f.is_inline ? 1 : 0;
-  out.insert(out.end(), buf, buf + (with_inline ? 17 : 16));
-}
 
 // Index of the record for `guid`, creating it at the end.
 uint32_t record_for(MemProfData& data, FlatMap64& index, uint64_t guid) {
@@ -30,109 +20,6 @@ uint32_t record_for(MemProfData& data, FlatMap64& index, uint64_t guid) {
 }
 
 }  // namespace
-
-std::string_view canonical_function_name(std::string_view name) {
-  for (std::string_view suffix : {std::string_view(".llvm."), std::string_view(".part.")}) {
-    const size_t it = name.rfind(suffix);
-    if (it == std::string_view::npos) continue;
-    const size_t last_dot = name.rfind('.');
-    if (last_dot == it || last_dot == it + suffix.size() - 1) name = name.substr(0, it);
-  }
-  return name;
-}
-
-uint64_t function_guid(std::string_view name) {
-  return md5_name_ref(canonical_function_name(name));
-}
-
-uint64_t frame_id(const Frame& frame) {
-  uint8_t buf[17];
-  store_le<uint64_t>(buf, frame.function);
-  store_le<uint32_t>(buf + 8, frame.line_offset);
-  store_le<uint32_t>(buf + 12, frame.column);
-  buf[16] = frame.is_inline ? 1 : 0;
-  return blake3::hash64(buf);
-}
-
-uint64_t call_stack_id_from_frame_ids(std::span<const uint64_t> frame_ids) {
-  uint8_t small[64 * 8];
-  std::vector<uint8_t> large;
-  uint8_t* bytes = small;
-  if (frame_ids.size() > 64) {
-    large.resize(frame_ids.size() * 8);
-    bytes = large.data();
-  }
-  for (size_t i = 0; i < frame_ids.size(); ++i) store_le<uint64_t>(bytes + 8 * i, frame_ids[i]);
-  return blake3::hash64(std::span<const uint8_t>(bytes, frame_ids.size() * 8));
-}
-
-uint64_t call_stack_id(std::span<const Frame> frames) {
-  std::vector<uint64_t> ids;
-  ids.reserve(frames.size());
-  for (const Frame& f : frames) ids.push_back(frame_id(f));
-  return call_stack_id_from_frame_ids(ids);
-}
-
-uint32_t StackTable::add_frame(const Frame& frame) {
-  return add_frame(frame, memprof::frame_id(frame));
-}
-
-uint32_t StackTable::add_frame(const Frame& frame, uint64_t id) {
-  if (lookup_dropped_) rebuild_lookup();
-  const auto fresh = static_cast<uint32_t>(frames_.size());
-  const uint32_t index = frame_by_id_.insert(id, fresh);
-  if (index == fresh) {
-    frames_.push_back(frame);
-    frame_ids_.push_back(id);
-  }
-  return index;
-}
-
-uint32_t StackTable::add_stack(std::span<const uint32_t> frame_indices) {
-  if (lookup_dropped_) rebuild_lookup();
-  scratch_ids_.clear();
-  for (uint32_t f : frame_indices) scratch_ids_.push_back(frame_ids_[f]);
-  const uint64_t id = call_stack_id_from_frame_ids(scratch_ids_);
-  const auto fresh = static_cast<uint32_t>(stack_ids_.size());
-  const uint32_t index = stack_by_id_.insert(id, fresh);
-  if (index == fresh) {
-    pool_.insert(pool_.end(), frame_indices.begin(), frame_indices.end());
-    stack_begin_.push_back(pool_.size());
-    stack_ids_.push_back(id);
-  }
-  return index;
-}
-
-uint32_t StackTable::add_stack(std::span<const Frame> frames) {
-  std::vector<uint32_t> indices;
-  indices.reserve(frames.size());
-  for (const Frame& f : frames) indices.push_back(add_frame(f));
-  return add_stack(indices);
-}
-
-void StackTable::reserve(size_t stacks, size_t frames) {
-  pool_.reserve(pool_.size() + frames);
-  stack_begin_.reserve(stack_begin_.size() + stacks);
-  stack_ids_.reserve(stack_ids_.size() + stacks);
-  stack_by_id_.reserve(stack_ids_.size() + stacks);
-}
-
-void StackTable::drop_lookup() {
-  frame_by_id_ = {};
-  stack_by_id_ = {};
-  std::vector<uint64_t>().swap(scratch_ids_);
-  lookup_dropped_ = true;
-}
-
-void StackTable::rebuild_lookup() {
-  lookup_dropped_ = false;
-  frame_by_id_.reserve(frame_ids_.size());
-  for (size_t f = 0; f < frame_ids_.size(); ++f)
-    frame_by_id_.insert(frame_ids_[f], static_cast<uint32_t>(f));
-  stack_by_id_.reserve(stack_ids_.size());
-  for (size_t s = 0; s < stack_ids_.size(); ++s)
-    stack_by_id_.insert(stack_ids_[s], static_cast<uint32_t>(s));
-}
 
 namespace {
 
@@ -354,65 +241,6 @@ void merge_into(MemProfData& out, const MemProfData& in) {
   merge_data_access(out.data_access, in.data_access);
 }
 
-std::string_view data_access_symbol_name(std::string_view name) {
-  constexpr std::string_view kUniq = ".__uniq.";
-  size_t from = name.find(kUniq);
-  from = from == std::string_view::npos ? 0 : from + kUniq.size();
-  const size_t dot = name.find('.', from);
-  if (dot != std::string_view::npos && dot != 0) return name.substr(0, dot);
-  return name;
-}
-
-void merge_data_access(DataAccessProfile& out, const DataAccessProfile& in) {
-  if (in.empty()) return;
-  std::unordered_map<std::string, size_t> by_symbol;
-  std::unordered_map<uint64_t, size_t> by_hash;
-  for (size_t i = 0; i < out.records.size(); ++i) {
-    if (out.records[i].is_string_literal)
-      by_hash.emplace(out.records[i].hash, i);
-    else
-      by_symbol.emplace(out.records[i].symbol, i);
-  }
-  for (const DataAccessRecord& r : in.records) {
-    const size_t next = out.records.size();
-    const size_t j = r.is_string_literal ? by_hash.try_emplace(r.hash, next).first->second
-                                         : by_symbol.try_emplace(r.symbol, next).first->second;
-    if (j == next) {
-      out.records.push_back(r);
-      continue;
-    }
-    DataAccessRecord& d = out.records[j];
-    d.access_count = d.access_count > UINT64_MAX - r.access_count ? UINT64_MAX
-                                                                  : d.access_count + r.access_count;
-    for (const DataAccessLocation& l : r.locations)
-      if (std::find(d.locations.begin(), d.locations.end(), l) == d.locations.end())
-        d.locations.push_back(l);
-  }
-  std::unordered_set<std::string> cold_symbols(out.known_cold_symbols.begin(),
-                                               out.known_cold_symbols.end());
-  for (const std::string& s : in.known_cold_symbols)
-    if (cold_symbols.insert(s).second) out.known_cold_symbols.push_back(s);
-  std::unordered_set<uint64_t> cold_hashes(out.known_cold_hashes.begin(),
-                                           out.known_cold_hashes.end());
-  for (uint64_t h : in.known_cold_hashes)
-    if (cold_hashes.insert(h).second) out.known_cold_hashes.push_back(h);
-}
-
-AllocType classify(const MemInfoBlock& mib, const ClassifyOptions& options) {
-  if (mib.AllocCount == 0) return AllocType::not_cold;
-  const float density = static_cast<float>(mib.TotalLifetimeAccessDensity) /
-                        static_cast<float>(mib.AllocCount) / 100;
-  const float lifetime =
-      static_cast<float>(mib.TotalLifetime) / static_cast<float>(mib.AllocCount);
-  if (density < options.lifetime_access_density_cold_threshold &&
-      lifetime >= static_cast<float>(options.ave_lifetime_cold_threshold_s * 1000))
-    return AllocType::cold;
-  if (options.use_hot_hints &&
-      density > static_cast<float>(options.min_ave_lifetime_access_density_hot_threshold))
-    return AllocType::hot;
-  return AllocType::not_cold;
-}
-
 MemProfSummary compute_summary(const MemProfData& data, bool full_context_ids,
                                const ClassifyOptions& options) {
   MemProfSummary s;
@@ -422,7 +250,7 @@ MemProfSummary compute_summary(const MemProfData& data, bool full_context_ids,
       uint64_t id = a.stack;  // distinct stacks have distinct CallStackIds
       if (full_context_ids) {
         std::vector<uint8_t> bytes;
-        for (const Frame& f : data.stacks.stack(a.stack)) put_frame_bytes(bytes, f, false);
+        for (const Frame& f : data.stacks.stack(a.stack)) append_frame_bytes(bytes, f, false);
         id = blake3::hash64(bytes);
       }
       if (!seen.insert(id).second) continue;
