@@ -53,6 +53,14 @@ inline void store_le(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
+// Appends `v` little-endian: writers build their files in a std::string.
+template <class T>
+inline void append_le(std::string& out, T v) {
+  uint8_t buf[sizeof(T)];
+  store_le<T>(buf, v);
+  out.append(reinterpret_cast<const char*>(buf), sizeof(T));
+}
+
 class Cursor {
  public:
   Cursor() = default;

@@ -6,12 +6,6 @@ namespace profkit::instrprof {
 
 namespace {
 
-void put64(std::string& out, uint64_t v) {
-  char b[8];
-  store_le<uint64_t>(reinterpret_cast<uint8_t*>(b), v);
-  out.append(b, 8);
-}
-
 // The words of `h` in file order, as many as its version has.
 template <class Fn>
 void for_each_word(const IndexedHeader& h, Fn&& fn) {
@@ -70,7 +64,7 @@ Expected<IndexedHeader> read_indexed_header(Bytes data) {
 
 void append_indexed_header(std::string& out, IndexedHeader& h) {
   const size_t start = out.size();
-  for_each_word(h, [&](uint64_t w) { put64(out, w); });
+  for_each_word(h, [&](uint64_t w) { append_le<uint64_t>(out, w); });
   h.size_bytes = out.size() - start;
 }
 

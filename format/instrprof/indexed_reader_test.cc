@@ -13,12 +13,6 @@
 namespace profkit::instrprof {
 namespace {
 
-void put64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
-}
-void put32(std::string& s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
-}
 void set64(std::string& s, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) s[at + i] = static_cast<char>(v >> (8 * i));
 }
@@ -29,12 +23,12 @@ void pad8(std::string& s) {
 // The record blob of docs/formats/irpgo.md 3.6 for `version`.
 std::string record_blob(const Record& r, uint64_t version) {
   std::string b;
-  put64(b, r.hash);
-  if (version >= 2) put64(b, r.counts.size());
-  for (uint64_t c : r.counts) put64(b, c);
+  append_le<uint64_t>(b, r.hash);
+  if (version >= 2) append_le<uint64_t>(b, r.counts.size());
+  for (uint64_t c : r.counts) append_le<uint64_t>(b, c);
   if (version >= 11) {
-    put64(b, r.bitmap.size());
-    for (uint8_t x : r.bitmap) put64(b, x);
+    append_le<uint64_t>(b, r.bitmap.size());
+    for (uint8_t x : r.bitmap) append_le<uint64_t>(b, x);
   }
   if (version >= 3) {
     std::string vp;
@@ -43,18 +37,18 @@ std::string record_blob(const Record& r, uint64_t version) {
       const auto& sites = r.value_sites[k];
       if (sites.empty()) continue;
       ++kinds;
-      put32(vp, static_cast<uint32_t>(k));
-      put32(vp, static_cast<uint32_t>(sites.size()));
+      append_le<uint32_t>(vp, static_cast<uint32_t>(k));
+      append_le<uint32_t>(vp, static_cast<uint32_t>(sites.size()));
       for (const auto& site : sites) vp.push_back(static_cast<char>(site.size()));
       pad8(vp);
       for (const auto& site : sites)
         for (const auto& vd : site) {
-          put64(vp, vd.value);
-          put64(vp, vd.count);
+          append_le<uint64_t>(vp, vd.value);
+          append_le<uint64_t>(vp, vd.count);
         }
     }
-    put32(b, static_cast<uint32_t>(vp.size() + 8));
-    put32(b, kinds);
+    append_le<uint32_t>(b, static_cast<uint32_t>(vp.size() + 8));
+    append_le<uint32_t>(b, kinds);
     b += vp;
   }
   return b;
@@ -79,21 +73,21 @@ Built build(uint64_t version_word, const std::vector<Key>& keys,
   const uint64_t version = version_word & 0xFFFFFFFF;
   Built out;
   std::string& s = out.bytes;
-  put64(s, kIndexedMagic);
-  put64(s, version_word);
-  put64(s, 0);
-  put64(s, 0);
-  put64(s, 0);  // HashOffset, patched
+  append_le<uint64_t>(s, kIndexedMagic);
+  append_le<uint64_t>(s, version_word);
+  append_le<uint64_t>(s, 0);
+  append_le<uint64_t>(s, 0);
+  append_le<uint64_t>(s, 0);  // HashOffset, patched
   const size_t header_size = indexed_header_size(version);
-  while (s.size() < header_size) put64(s, 0);
+  while (s.size() < header_size) append_le<uint64_t>(s, 0);
   if (version >= 4) {
     const int summaries = (version_word & kFlagCSIR) ? 2 : 1;
     for (int i = 0; i < summaries; ++i) {
-      put64(s, 6);
-      put64(s, 2);
-      for (uint64_t f = 1; f <= 6; ++f) put64(s, f * 10 + i);
-      put64(s, 10000); put64(s, 5); put64(s, 1);
-      put64(s, 999999); put64(s, 1); put64(s, 3);
+      append_le<uint64_t>(s, 6);
+      append_le<uint64_t>(s, 2);
+      for (uint64_t f = 1; f <= 6; ++f) append_le<uint64_t>(s, f * 10 + i);
+      append_le<uint64_t>(s, 10000); append_le<uint64_t>(s, 5); append_le<uint64_t>(s, 1);
+      append_le<uint64_t>(s, 999999); append_le<uint64_t>(s, 1); append_le<uint64_t>(s, 3);
     }
   }
   out.payload_start = s.size();
@@ -103,9 +97,9 @@ Built build(uint64_t version_word, const std::vector<Key>& keys,
     for (const Key& k : keys) {
       std::string data;
       for (const Record& r : k.records) data += record_blob(r, version);
-      put64(s, md5_name_ref(k.name));
-      put64(s, k.name.size());
-      put64(s, data.size());
+      append_le<uint64_t>(s, md5_name_ref(k.name));
+      append_le<uint64_t>(s, k.name.size());
+      append_le<uint64_t>(s, data.size());
       s += k.name;
       s += data;
     }
@@ -113,9 +107,9 @@ Built build(uint64_t version_word, const std::vector<Key>& keys,
   pad8(s);
   out.hash_offset = s.size();
   set64(s, 0x20, out.hash_offset);
-  put64(s, 1);
-  put64(s, keys.size());
-  put64(s, keys.empty() ? 0 : out.payload_start);
+  append_le<uint64_t>(s, 1);
+  append_le<uint64_t>(s, keys.size());
+  append_le<uint64_t>(s, keys.empty() ? 0 : out.payload_start);
   if (version >= 8 && !memprof.empty()) {
     set64(s, 0x28, s.size());
     s += memprof;
@@ -124,27 +118,27 @@ Built build(uint64_t version_word, const std::vector<Key>& keys,
     set64(s, 0x30, s.size());
     std::string sec;
     for (const auto& id : ids) {
-      put64(sec, id.size());
+      append_le<uint64_t>(sec, id.size());
       sec += id;
       pad8(sec);
     }
-    put64(s, sec.size());
+    append_le<uint64_t>(s, sec.size());
     s += sec;
   }
   if (version >= 12) {
     set64(s, 0x40, s.size());
-    put64(s, vtable_blob.size());
+    append_le<uint64_t>(s, vtable_blob.size());
     s += vtable_blob;
     pad8(s);
   }
   if (version >= 10 && (version_word & kFlagTemporal)) {
     set64(s, 0x38, s.size());
-    put64(s, traces.size());
-    put64(s, trace_stream_size);
+    append_le<uint64_t>(s, traces.size());
+    append_le<uint64_t>(s, trace_stream_size);
     for (const auto& t : traces) {
-      put64(s, t.weight);
-      put64(s, t.function_refs.size());
-      for (uint64_t ref : t.function_refs) put64(s, ref);
+      append_le<uint64_t>(s, t.weight);
+      append_le<uint64_t>(s, t.function_refs.size());
+      for (uint64_t ref : t.function_refs) append_le<uint64_t>(s, ref);
     }
   }
   return out;
@@ -225,8 +219,8 @@ TEST(IndexedReader, ReadsEachHeaderVersion) {
 TEST(IndexedReader, ReadsBinaryIdsMemprofVtableNamesAndTraces) {
   const uint64_t word = 13 | kFlagIR | kFlagMemProf | kFlagTemporal;
   std::string memprof;
-  put64(memprof, 4);
-  put64(memprof, 0xABCD);
+  append_le<uint64_t>(memprof, 4);
+  append_le<uint64_t>(memprof, 0xABCD);
   const std::string joined = std::string("_ZTV2Sq") + '\x01' + "_ZTV3Tri";
   const std::string z = zlib_compress(joined);
   std::string blob;

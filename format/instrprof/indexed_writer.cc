@@ -27,21 +27,6 @@ namespace profkit::instrprof {
 namespace {
 
 
-void put64(std::string& out, uint64_t v) {
-  char b[8];
-  store_le<uint64_t>(reinterpret_cast<uint8_t*>(b), v);
-  out.append(b, 8);
-}
-void put32(std::string& out, uint32_t v) {
-  char b[4];
-  store_le<uint32_t>(reinterpret_cast<uint8_t*>(b), v);
-  out.append(b, 4);
-}
-void put16(std::string& out, uint16_t v) {
-  char b[2];
-  store_le<uint16_t>(reinterpret_cast<uint8_t*>(b), v);
-  out.append(b, 2);
-}
 void patch64(std::string& out, size_t at, uint64_t v) {
   store_le<uint64_t>(reinterpret_cast<uint8_t*>(out.data() + at), v);
 }
@@ -50,18 +35,18 @@ void pad_to_8(std::string& out) {
 }
 
 void put_summary(std::string& out, const Summary& s) {
-  put64(out, 6);
-  put64(out, s.detailed.size());
-  put64(out, s.total_num_functions);
-  put64(out, s.total_num_blocks);
-  put64(out, s.max_function_count);
-  put64(out, s.max_block_count);
-  put64(out, s.max_internal_block_count);
-  put64(out, s.total_block_count);
+  append_le<uint64_t>(out, 6);
+  append_le<uint64_t>(out, s.detailed.size());
+  append_le<uint64_t>(out, s.total_num_functions);
+  append_le<uint64_t>(out, s.total_num_blocks);
+  append_le<uint64_t>(out, s.max_function_count);
+  append_le<uint64_t>(out, s.max_block_count);
+  append_le<uint64_t>(out, s.max_internal_block_count);
+  append_le<uint64_t>(out, s.total_block_count);
   for (const SummaryEntry& e : s.detailed) {
-    put64(out, e.cutoff);
-    put64(out, e.min_count);
-    put64(out, e.num_counts);
+    append_le<uint64_t>(out, e.cutoff);
+    append_le<uint64_t>(out, e.min_count);
+    append_le<uint64_t>(out, e.num_counts);
   }
 }
 constexpr size_t kSummarySize = 16 + 8 * 6 + 24 * kDefaultCutoffs.size();
@@ -70,22 +55,22 @@ constexpr size_t kSummarySize = 16 + 8 * 6 + 24 * kDefaultCutoffs.size();
 // sites: Kind, NumValueSites, u8 counts padded to 8, (value, count) pairs.
 void put_value_data(std::string& out, const Record& r, size_t num_kinds) {
   const size_t start = out.size();
-  put32(out, 0);  // TotalSize, patched below
+  append_le<uint32_t>(out, 0);  // TotalSize, patched below
   uint32_t kinds = 0;
   for (size_t k = 0; k < num_kinds; ++k) kinds += !r.value_sites[k].empty();
-  put32(out, kinds);
+  append_le<uint32_t>(out, kinds);
   for (size_t k = 0; k < num_kinds; ++k) {
     const auto& sites = r.value_sites[k];
     if (sites.empty()) continue;
-    put32(out, static_cast<uint32_t>(k));
-    put32(out, static_cast<uint32_t>(sites.size()));
+    append_le<uint32_t>(out, static_cast<uint32_t>(k));
+    append_le<uint32_t>(out, static_cast<uint32_t>(sites.size()));
     for (const ValueSite& s : sites)
       out.push_back(static_cast<char>(std::min<size_t>(s.size(), 255)));
     while ((out.size() - start) % 8 != 0) out.push_back('\0');  // aligned within the blob
     for (const ValueSite& s : sites)
       for (size_t i = 0; i < std::min<size_t>(s.size(), 255); ++i) {
-        put64(out, s[i].value);
-        put64(out, s[i].count);
+        append_le<uint64_t>(out, s[i].value);
+        append_le<uint64_t>(out, s[i].count);
       }
   }
   store_le<uint32_t>(reinterpret_cast<uint8_t*>(out.data() + start),
@@ -201,7 +186,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
   for (size_t b = 0; b < buckets.size(); ++b) {
     if (buckets[b].empty()) continue;
     bucket_offsets[b] = out.size();
-    put16(out, static_cast<uint16_t>(buckets[b].size()));
+    append_le<uint16_t>(out, static_cast<uint16_t>(buckets[b].size()));
     for (uint32_t item : buckets[b]) {
       const uint32_t name = key_order[item];
       hashes.clear();
@@ -212,10 +197,10 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
         hashes.push_back(h);
         by_hash.push_back(r);
       }
-      put64(out, key_hashes[item]);
-      put64(out, names[name].size());
+      append_le<uint64_t>(out, key_hashes[item]);
+      append_le<uint64_t>(out, names[name].size());
       const size_t data_len_at = out.size();
-      put64(out, 0);  // DataLen, patched below
+      append_le<uint64_t>(out, 0);  // DataLen, patched below
       out.append(names[name]);
       const size_t data_at = out.size();
       const std::vector<uint64_t> ordered =
@@ -224,15 +209,15 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
         const size_t at = std::find(hashes.begin(), hashes.end(), h) - hashes.begin();
         const Record& r = merged.records[by_hash[at]];
         (r.is_context_sensitive() ? cs_summary : summary).add_record(r);
-        put64(out, r.hash);
-        put64(out, r.counts.size());
+        append_le<uint64_t>(out, r.hash);
+        append_le<uint64_t>(out, r.counts.size());
         const size_t counts_at = out.size();
         out.resize(counts_at + 8 * r.counts.size());
         auto* dst = reinterpret_cast<uint8_t*>(out.data() + counts_at);
         for (size_t i = 0; i < r.counts.size(); ++i) store_le<uint64_t>(dst + 8 * i, r.counts[i]);
         if (version >= 11) {
-          put64(out, r.bitmap.size());
-          for (uint8_t byte : r.bitmap) put64(out, byte);
+          append_le<uint64_t>(out, r.bitmap.size());
+          for (uint8_t byte : r.bitmap) append_le<uint64_t>(out, byte);
         }
         put_value_data(out, r, num_kinds);
       }
@@ -241,9 +226,9 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
   }
   pad_to_8(out);
   header.hash_offset = out.size();
-  put64(out, buckets.size());
-  put64(out, key_order.size());
-  for (uint64_t o : bucket_offsets) put64(out, o);
+  append_le<uint64_t>(out, buckets.size());
+  append_le<uint64_t>(out, key_order.size());
+  for (uint64_t o : bucket_offsets) append_le<uint64_t>(out, o);
 
   // Summaries.
   {
@@ -264,24 +249,24 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
     header.binary_id_offset = out.size();
     uint64_t ids_size = 0;
     for (const auto& id : merged.binary_ids) ids_size += 8 + id.size() + (8 - id.size() % 8) % 8;
-    put64(out, ids_size);
+    append_le<uint64_t>(out, ids_size);
     for (const auto& id : merged.binary_ids) {
-      put64(out, id.size());
+      append_le<uint64_t>(out, id.size());
       out.append(reinterpret_cast<const char*>(id.data()), id.size());
       out.append((8 - id.size() % 8) % 8, '\0');  // relative: the section may start unaligned
     }
     if (version >= 12) {
       header.vtable_names_offset = out.size();
-      put64(out, 0);  // no --keep-vtable-symbols: empty names blob
+      append_le<uint64_t>(out, 0);  // no --keep-vtable-symbols: empty names blob
     }
     if (flags & kFlagTemporal) {
       header.temporal_traces_offset = out.size();
-      put64(out, merged.traces.size());
-      put64(out, merged.trace_stream_size);
+      append_le<uint64_t>(out, merged.traces.size());
+      append_le<uint64_t>(out, merged.trace_stream_size);
       for (const TemporalTrace& t : merged.traces) {
-        put64(out, t.weight);
-        put64(out, t.function_refs.size());
-        for (uint64_t ref : t.function_refs) put64(out, ref);
+        append_le<uint64_t>(out, t.weight);
+        append_le<uint64_t>(out, t.function_refs.size());
+        for (uint64_t ref : t.function_refs) append_le<uint64_t>(out, ref);
       }
     }
   }

@@ -51,13 +51,6 @@ class Out {
   std::string bytes_;
 };
 
-template <class T>
-void put_le(std::string& s, T v) {
-  uint8_t buf[sizeof(T)];
-  store_le<T>(buf, v);
-  s.append(reinterpret_cast<const char*>(buf), sizeof(T));
-}
-
 // LLVM's OnDiskChainedHashTableGenerator (C.4.2): chains are stored tail-first in vectors
 // (push_back = prepend), so a chain is emitted by walking its vector backwards.
 class HashTableGenerator {
@@ -119,7 +112,7 @@ void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>&
     switch (tag) {
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   case Tag:                                       \
-    put_le<Type>(s, m.Name);                      \
+    append_le<Type>(s, m.Name);                      \
     break;
 #include "format/memprof/mib_fields.def"
       default:
@@ -129,10 +122,10 @@ void put_mib(std::string& s, const MemInfoBlock& m, const std::vector<uint64_t>&
 }
 
 void put_frame(std::string& s, const Frame& f) {
-  put_le<uint64_t>(s, f.function);
-  put_le<uint32_t>(s, f.line_offset);
-  put_le<uint32_t>(s, f.column);
-  put_le<uint8_t>(s, f.is_inline ? 1 : 0);
+  append_le<uint64_t>(s, f.function);
+  append_le<uint32_t>(s, f.line_offset);
+  append_le<uint32_t>(s, f.column);
+  append_le<uint8_t>(s, f.is_inline ? 1 : 0);
 }
 
 std::vector<uint64_t> schema_for(const IndexedWriteOptions& o) {
@@ -288,9 +281,9 @@ std::vector<uint32_t> write_frames_and_radix(Out& out, const StackTable& t) {
 std::string start_record_item(uint64_t guid, size_t record_size) {
   std::string item;
   item.reserve(24 + record_size);
-  put_le<uint64_t>(item, 8);
-  put_le<uint64_t>(item, 0);
-  put_le<uint64_t>(item, guid);
+  append_le<uint64_t>(item, 8);
+  append_le<uint64_t>(item, 0);
+  append_le<uint64_t>(item, guid);
   return item;
 }
 void finish_record_item(std::string& item) {
@@ -332,8 +325,8 @@ std::string write_data_access_payload(const DataAccessProfile& p) {
   }
   for (const std::string& c : p.known_cold_symbols) intern(c);
   std::string out;
-  put_le<uint64_t>(out, strings.size());
-  put_le<uint64_t>(out, p.known_cold_symbols.size());
+  append_le<uint64_t>(out, strings.size());
+  append_le<uint64_t>(out, p.known_cold_symbols.size());
   std::string names;
   if (!strings.empty() || !p.known_cold_symbols.empty()) {
     std::string joined;
@@ -350,21 +343,21 @@ std::string write_data_access_payload(const DataAccessProfile& p) {
     put_uleb(names, z.size());
     names += z;
   }
-  put_le<uint64_t>(out, names.size());
+  append_le<uint64_t>(out, names.size());
   out += names;
   out.append((8 - names.size() % 8) % 8, '\0');
-  put_le<uint64_t>(out, p.known_cold_hashes.size());
-  for (uint64_t h : p.known_cold_hashes) put_le<uint64_t>(out, h);
-  put_le<uint64_t>(out, p.records.size());
+  append_le<uint64_t>(out, p.known_cold_hashes.size());
+  for (uint64_t h : p.known_cold_hashes) append_le<uint64_t>(out, h);
+  append_le<uint64_t>(out, p.records.size());
   for (size_t i = 0; i < p.records.size(); ++i) {
     const DataAccessRecord& r = p.records[i];
-    put_le<uint64_t>(out, encoded[i].id);
-    put_le<uint8_t>(out, r.is_string_literal ? 1 : 0);
-    put_le<uint64_t>(out, r.access_count);
-    put_le<uint64_t>(out, r.locations.size());
+    append_le<uint64_t>(out, encoded[i].id);
+    append_le<uint8_t>(out, r.is_string_literal ? 1 : 0);
+    append_le<uint64_t>(out, r.access_count);
+    append_le<uint64_t>(out, r.locations.size());
     for (size_t k = 0; k < r.locations.size(); ++k) {
-      put_le<uint64_t>(out, encoded[i].files[k]);
-      put_le<uint32_t>(out, r.locations[k].line);
+      append_le<uint64_t>(out, encoded[i].files[k]);
+      append_le<uint32_t>(out, r.locations[k].line);
     }
   }
   return out;
@@ -392,13 +385,13 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
     for (const Record& r : data.records) {
       std::string body = start_record_item(
           r.guid, 16 + r.alloc_sites.size() * (8 + mib_bytes) + r.call_sites.size() * 8);
-      put_le<uint64_t>(body, r.alloc_sites.size());
+      append_le<uint64_t>(body, r.alloc_sites.size());
       for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-        put_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
+        append_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
         put_mib(body, r.alloc_sites[a].mib, schema);
       }
-      put_le<uint64_t>(body, r.call_sites.size());
-      for (const CallSite& c : r.call_sites) put_le<uint64_t>(body, t.stack_id(c.stack));
+      append_le<uint64_t>(body, r.call_sites.size());
+      for (const CallSite& c : r.call_sites) append_le<uint64_t>(body, t.stack_id(c.stack));
       finish_record_item(body);
       records.insert(r.guid, std::move(body));
     }
@@ -408,9 +401,9 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
     for (uint32_t f = 0; f < t.num_frames(); ++f) {
       const uint64_t id = t.frame_id(f);
       std::string s;
-      put_le<uint64_t>(s, 8);
-      put_le<uint64_t>(s, 17);
-      put_le<uint64_t>(s, id);
+      append_le<uint64_t>(s, 8);
+      append_le<uint64_t>(s, 17);
+      append_le<uint64_t>(s, id);
       put_frame(s, t.frame(f));
       frames.insert(id, std::move(s));
     }
@@ -421,9 +414,9 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
       const uint64_t csid = t.stack_id(st);
       const auto ids = t.frame_indices(st);
       std::string s;
-      put_le<uint64_t>(s, 8 * ids.size());
-      put_le<uint64_t>(s, csid);
-      for (uint32_t f : ids) put_le<uint64_t>(s, t.frame_id(f));
+      append_le<uint64_t>(s, 8 * ids.size());
+      append_le<uint64_t>(s, csid);
+      for (uint32_t f : ids) append_le<uint64_t>(s, t.frame_id(f));
       stacks.insert(csid, std::move(s));
     }
     const uint64_t stack_table = stacks.emit(out);
@@ -455,17 +448,17 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
     if (options.version == 4)
       for (const CallSite& c : r.call_sites) size += 8 + 8 * c.callee_guids.size();
     std::string body = start_record_item(r.guid, size);
-    put_le<uint64_t>(body, r.alloc_sites.size());
+    append_le<uint64_t>(body, r.alloc_sites.size());
     for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-      put_le<uint32_t>(body, linear[r.alloc_sites[a].stack]);
+      append_le<uint32_t>(body, linear[r.alloc_sites[a].stack]);
       put_mib(body, r.alloc_sites[a].mib, schema);
     }
-    put_le<uint64_t>(body, r.call_sites.size());
+    append_le<uint64_t>(body, r.call_sites.size());
     for (size_t c = 0; c < r.call_sites.size(); ++c) {
-      put_le<uint32_t>(body, linear[r.call_sites[c].stack]);
+      append_le<uint32_t>(body, linear[r.call_sites[c].stack]);
       if (options.version == 4) {
-        put_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
-        for (uint64_t g : r.call_sites[c].callee_guids) put_le<uint64_t>(body, g);
+        append_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
+        for (uint64_t g : r.call_sites[c].callee_guids) append_le<uint64_t>(body, g);
       }
     }
     finish_record_item(body);

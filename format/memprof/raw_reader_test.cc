@@ -9,15 +9,6 @@
 namespace profkit::memprof {
 namespace {
 
-void put64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s += static_cast<char>(v >> (8 * i));
-}
-void put32(std::string& s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s += static_cast<char>(v >> (8 * i));
-}
-void put16(std::string& s, uint16_t v) {
-  for (int i = 0; i < 2; ++i) s += static_cast<char>(v >> (8 * i));
-}
 void pad8(std::string& s) {
   while (s.size() % 8 != 0) s += '\0';
 }
@@ -33,16 +24,16 @@ struct Mib {
 std::string build(uint64_t version, const std::vector<Mib>& mibs,
                   const std::vector<std::pair<uint64_t, std::vector<uint64_t>>>& stacks) {
   std::string seg, mib, stk;
-  put64(seg, 1);
-  put64(seg, 0x400000);
-  put64(seg, 0x401000);
-  put64(seg, 0);
-  if (version >= 3) put64(seg, 20);
+  append_le<uint64_t>(seg, 1);
+  append_le<uint64_t>(seg, 0x400000);
+  append_le<uint64_t>(seg, 0x401000);
+  append_le<uint64_t>(seg, 0);
+  if (version >= 3) append_le<uint64_t>(seg, 20);
   for (int i = 0; i < 32; ++i) seg += static_cast<char>(i < 20 ? i + 1 : 0);
   pad8(seg);
-  put64(mib, mibs.size());
+  append_le<uint64_t>(mib, mibs.size());
   for (const Mib& m : mibs) {
-    put64(mib, m.stack_id);
+    append_le<uint64_t>(mib, m.stack_id);
     std::string body;
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge)                            \
   if (version >= First) {                                                    \
@@ -50,26 +41,26 @@ std::string build(uint64_t version, const std::vector<Mib>& mibs,
     if (Tag == 1) v = m.alloc_count;                                         \
     if (Tag == 5) v = m.total_size;                                          \
     if (Tag == 26) v = m.hist.size();                                        \
-    if (sizeof(Type) == 4) put32(body, static_cast<uint32_t>(v)); else put64(body, v); \
+    if (sizeof(Type) == 4) append_le<uint32_t>(body, static_cast<uint32_t>(v)); else append_le<uint64_t>(body, v); \
   }
 #include "format/memprof/mib_fields.def"
     mib += body;
-    for (uint16_t h : m.hist) put16(mib, h);
+    for (uint16_t h : m.hist) append_le<uint16_t>(mib, h);
   }
   pad8(mib);
-  put64(stk, stacks.size());
+  append_le<uint64_t>(stk, stacks.size());
   for (const auto& [id, pcs] : stacks) {
-    put64(stk, id);
-    put64(stk, pcs.size());
-    for (uint64_t pc : pcs) put64(stk, pc);
+    append_le<uint64_t>(stk, id);
+    append_le<uint64_t>(stk, pcs.size());
+    for (uint64_t pc : pcs) append_le<uint64_t>(stk, pc);
   }
   std::string p;
-  put64(p, kRawMagic);
-  put64(p, version);
-  put64(p, 48 + seg.size() + mib.size() + stk.size());
-  put64(p, 48);
-  put64(p, 48 + seg.size());
-  put64(p, 48 + seg.size() + mib.size());
+  append_le<uint64_t>(p, kRawMagic);
+  append_le<uint64_t>(p, version);
+  append_le<uint64_t>(p, 48 + seg.size() + mib.size() + stk.size());
+  append_le<uint64_t>(p, 48);
+  append_le<uint64_t>(p, 48 + seg.size());
+  append_le<uint64_t>(p, 48 + seg.size() + mib.size());
   return p + seg + mib + stk;
 }
 
