@@ -2,13 +2,14 @@
 #   make demo   install what is missing, build, run the main job on the bundled example
 #   make test   install what is missing, build (Release with clang-22, ASan+UBSan with g++),
 #               run every test in both builds
+#   make difftest  the differential tests against llvm-profdata on thousands of random cases
 # Variables: JOBS (parallel build jobs), WERROR=ON|OFF.
 
 JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan fuzz bench clean install package
+.PHONY: all deps build build-asan demo test test-release test-asan difftest fuzz bench clean install package
 
 all: build
 
@@ -35,6 +36,12 @@ test-release: build
 test-asan: build-asan
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# The differential tests against llvm-profdata on thousands of random cases instead of the
+# few hundred `make test` runs (DIFF_CASES to change; PROFKIT_DIFF_SEED=S replays one case).
+DIFF_CASES ?= 3000
+difftest: build
+	@PROFKIT_DIFF_CASES=$(DIFF_CASES) build/bin/irpgo_differential_test
 
 test: test-release test-asan
 	@echo "make test: all tests passed in the Release and ASan+UBSan builds"

@@ -245,19 +245,22 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
     for (size_t si = 0; si < sites.size(); ++si) {
       const size_t m = sizes[si];
       ValueSite& site = sites[si];
+      const auto by_value = [](const ValueData& a, const ValueData& b) {
+        return a.value < b.value;
+      };
+      // Merging a site orders it by value first even when the input's site is empty, so
+      // equal counts end in ascending value order once a record was merged at all (only a
+      // record seen once keeps its input order among ties).
+      stable_sort_small(site.data(), site.data() + site.size(), by_value);
       if (m == 0) {
-        sort_site(site);
+        order_sensitive_ |= sort_site(site);
         continue;
       }
       // Both lists by ascending value; equal values add count*weight, new values are
       // inserted as they come (LLVM inserts the input's pair without applying the weight).
       scratch_.assign(src.values.begin() + at, src.values.begin() + at + m);
       at += m;
-      const auto by_value = [](const ValueData& a, const ValueData& b) {
-        return a.value < b.value;
-      };
       stable_sort_small(scratch_.data(), scratch_.data() + scratch_.size(), by_value);
-      stable_sort_small(site.data(), site.data() + site.size(), by_value);
       merged_.clear();
       size_t i = 0;
       for (size_t jn = 0; jn < scratch_.size(); ++jn) {

@@ -87,6 +87,16 @@ TEST(Merge, ValueSitesMergeByValueAndSortByDescendingCount) {
   EXPECT_EQ(out.records[0].value_sites[0][0], (ValueSite{{200, 7}, {300, 7}, {100, 6}}));
 }
 
+TEST(Merge, MergingWithAnEmptySiteLeavesTiesInAscendingValueOrder) {
+  Record a = rec("f", 1, {1}), b = rec("f", 1, {1});
+  a.value_sites[1] = {{{24, 156}, {1, 156}, {8, 200}}};
+  b.value_sites[1].resize(1);
+  Profile once = merge({ir({a})});
+  EXPECT_EQ(once.records[0].value_sites[1][0], (ValueSite{{8, 200}, {24, 156}, {1, 156}}));
+  Profile twice = merge({ir({a}), ir({b})});
+  EXPECT_EQ(twice.records[0].value_sites[1][0], (ValueSite{{8, 200}, {1, 156}, {24, 156}}));
+}
+
 TEST(Merge, NewTargetValuesFromAWeightedInputAreNotWeighted) {
   // llvm-profdata inserts a target the destination lacks with its count as read (observed
   // with llvm-profdata 22; see the conformance test's weighted merge).

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Random, valid text IR-PGO profiles with many value-profile ties, for differential tests.
+
+usage: irpgo_text_gen.py SEED OUTDIR [--llvm14]
+Writes OUTDIR/in_<i>.proftext for 1..20 inputs and prints one merge argument per line
+(`W,path` for weighted inputs, `path` otherwise), in a random input order.
+Everything depends on SEED only, so a failing case is replayed from its seed.
+--llvm14 leaves out what llvm-profdata-14 cannot read (bitmaps, temporal traces).
+"""
+import os
+import random
+import sys
+
+
+def site(rng, names, kind):
+    n = rng.choice([0, 0, 1, 2, 3, 4, 6, 9])
+    counts = rng.choice([[1], [5, 5, 7], [156, 3], [2, 2, 2, 9]])
+    if kind == 0:
+        vals = rng.sample(names, min(n, len(names)))
+    else:
+        vals = rng.sample([0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32, 64, 100, 128, 1000], n)
+    return [(v, rng.choice(counts)) for v in vals]
+
+
+def function(rng, fid, shape, names, llvm14):
+    ncounters, nic, nmem = shape
+    zero = rng.random() < 0.15
+    lines = [f"f{fid}", f"# Func Hash:", f"{1000 + fid}", "# Num Counters:", f"{ncounters}",
+             "# Counter Values:"]
+    lines += ["0" if zero else str(rng.choice([0, 1, 7, 100, 156])) for _ in range(ncounters)]
+    kinds = []
+    if nic:
+        kinds.append((0, "IPVK_IndirectCallTarget", nic))
+    if nmem:
+        kinds.append((1, "IPVK_MemOPSize", nmem))
+    if kinds:
+        lines += ["# Num Value Kinds:", str(len(kinds))]
+        for k, kname, nsites in kinds:
+            lines += [f"# ValueKind = {kname}:", str(k), "# NumValueSites:", str(nsites)]
+            for _ in range(nsites):
+                vd = [] if zero else site(rng, names, k)
+                lines.append(str(len(vd)))
+                lines += [f"{v}:{c}" for v, c in vd]
+    return lines + [""]
+
+
+def main():
+    seed = int(sys.argv[1])
+    out = sys.argv[2]
+    llvm14 = "--llvm14" in sys.argv
+    rng = random.Random(seed)
+    nfuncs = rng.randint(1, 12)
+    shapes = [(rng.randint(1, 4), rng.randint(0, 4), rng.randint(0, 4)) for _ in range(nfuncs)]
+    names = [f"f{i}" for i in range(nfuncs)] + [f"ext{i}" for i in range(6)]
+    ninputs = rng.randint(1, 20)
+    args = []
+    for i in range(ninputs):
+        lines = ["# IR level Instrumentation Flag", ":ir", ""]
+        present = [f for f in range(nfuncs) if rng.random() < 0.7]
+        rng.shuffle(present)
+        for f in present:
+            lines += function(rng, f, shapes[f], names, llvm14)
+        path = os.path.join(out, f"in_{i}.proftext")
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines))
+        w = rng.choice([1, 1, 1, 2, 3, 10])
+        args.append(f"{w},{path}" if w != 1 else path)
+    rng.shuffle(args)
+    print("\n".join(args))
+
+
+if __name__ == "__main__":
+    main()
