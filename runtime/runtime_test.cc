@@ -102,19 +102,13 @@ TEST(MibTable, FindsOrInsertsByContextIdAndClears) {
 
 TEST(MibTable, MergedAggregatesFollowTheFieldRules) {
   MibTable table;
-  MemInfoBlock a{}, b{};
-  a.AllocCount = 2;
-  a.TotalSize = 100;
-  a.MinSize = 40;
-  a.MaxSize = 60;
-  a.AllocTimestamp = 10;
-  a.DeallocTimestamp = 30;
-  b.AllocCount = 1;
-  b.TotalSize = 20;
-  b.MinSize = 20;
-  b.MaxSize = 20;
-  b.AllocTimestamp = 20;  // before a's last free: one more lifetime overlap
-  b.DeallocTimestamp = 40;
+  // b is allocated (at 20) before a's last free (at 30): one more lifetime overlap.
+  const MemInfoBlock a = [] { MemInfoBlock m{}; m.AllocCount = 2; m.TotalSize = 100;
+                              m.MinSize = 40; m.MaxSize = 60; m.AllocTimestamp = 10;
+                              m.DeallocTimestamp = 30; return m; }();
+  const MemInfoBlock b = [] { MemInfoBlock m{}; m.AllocCount = 1; m.TotalSize = 20;
+                              m.MinSize = 20; m.MaxSize = 20; m.AllocTimestamp = 20;
+                              m.DeallocTimestamp = 40; return m; }();
   merge_aggregate(&table, 9, a);
   merge_aggregate(&table, 9, b);
   bool inserted = true;

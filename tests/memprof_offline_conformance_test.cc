@@ -40,15 +40,8 @@ std::string program(const std::string& name) {
                      name);
 }
 
-// Builds `output` once per process; `%o` in the command is the output path.
 std::string build(const std::string& output, const std::string& command) {
-  static const std::string dir = work_dir("bin");
-  const std::string path = dir + "/" + output;
-  if (file_exists(path)) return path;
-  std::string cmd = command;
-  for (size_t at; (at = cmd.find("%o")) != std::string::npos;) cmd.replace(at, 2, sh_quote(path));
-  run_ok(cmd);
-  return path;
+  return build_once(output, command);
 }
 
 // Runs `binary` once per process under the memprof runtime; returns the raw profile path.

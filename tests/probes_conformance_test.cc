@@ -31,16 +31,8 @@ std::string clang(int version, bool cxx) {
 
 std::string profgen(int version) { return "llvm-profgen-" + std::to_string(version); }
 
-// Builds `output` (in this binary's work dir) once per process with `command`, where the
-// command's `%o` is replaced by the output path.
 std::string build(const std::string& output, const std::string& command) {
-  static const std::string dir = work_dir("bin");
-  const std::string path = dir + "/" + output;
-  if (file_exists(path)) return path;
-  std::string cmd = command;
-  for (size_t at; (at = cmd.find("%o")) != std::string::npos;) cmd.replace(at, 2, sh_quote(path));
-  run_ok(cmd);
-  return path;
+  return build_once(output, command);
 }
 
 std::vector<std::string> lines(const std::string& text) {

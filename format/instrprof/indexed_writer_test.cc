@@ -14,16 +14,12 @@
 #include "format/instrprof/merge.h"
 #include "format/instrprof/raw_reader.h"
 
+#include "format/instrprof/testdata_file.h"
+
 namespace profkit::instrprof {
 namespace {
 
-std::string testdata(const std::string& name) {
-  std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
-                   std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string testdata(const std::string& name) { return testdata_file("merge/" + name); }
 
 std::string merge_and_write(const std::vector<std::pair<std::string, uint64_t>>& inputs,
                             uint32_t version) {

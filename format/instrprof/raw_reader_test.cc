@@ -10,16 +10,12 @@
 
 #include "format/bytes/hash.h"
 
+#include "format/instrprof/testdata_file.h"
+
 namespace profkit::instrprof {
 namespace {
 
-std::string testdata(const std::string& name) {
-  std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
-                   std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string testdata(const std::string& name) { return testdata_file("merge/" + name); }
 
 const Record* find(const Profile& p, std::string_view name) {
   for (const Record& r : p.records)

@@ -96,4 +96,14 @@ std::string source_path(const std::string& relative) {
 
 std::string profkit_bin() { return PROFKIT_BIN; }
 
+std::string build_once(const std::string& output, const std::string& command) {
+  static const std::string dir = work_dir("bin");
+  const std::string path = dir + "/" + output;
+  if (file_exists(path)) return path;
+  std::string cmd = command;
+  for (size_t at; (at = cmd.find("%o")) != std::string::npos;) cmd.replace(at, 2, sh_quote(path));
+  run_ok(cmd);
+  return path;
+}
+
 }  // namespace profkit::test

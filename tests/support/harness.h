@@ -29,6 +29,10 @@ std::string sh_quote(const std::string& s);
 // programs once (e.g. in a static or a SetUpTestSuite) and share them across its TESTs.
 std::string work_dir(const std::string& name);
 
+// Builds `output` (in this binary's work dir "bin") once per process with `command`, where
+// the command's `%o` is replaced by the output path; returns the output path.
+std::string build_once(const std::string& output, const std::string& command);
+
 // Path of a source file in the tree (PROFKIT_SOURCE_DIR/<relative>).
 std::string source_path(const std::string& relative);
 
