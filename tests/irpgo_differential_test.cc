@@ -8,7 +8,7 @@
 // files (weighted, reordered, some turned into text or indexed inputs) are merged by both.
 // Each case has a seed, printed on failure.
 //   PROFKIT_DIFF_SEED=S   run only case S (replay)
-//   PROFKIT_DIFF_CASES=N  run cases 1..N (default 120 text and 60 raw cases;
+//   PROFKIT_DIFF_CASES=N  run cases 1..N (default 100 text and 60 raw cases;
 //                         `make difftest` runs thousands)
 #include <gtest/gtest.h>
 
@@ -129,7 +129,7 @@ std::string text_case(uint64_t seed) {
 
 TEST(IrpgoDifferential, RandomTextProfilesMergeLikeLlvm) {
   int failures = 0;
-  for (uint64_t seed : seeds(120)) {
+  for (uint64_t seed : seeds(100)) {
     const std::string err = text_case(seed);
     if (err.empty()) continue;
     ADD_FAILURE() << "PROFKIT_DIFF_SEED=" << seed << ": " << err;
