@@ -21,6 +21,7 @@
 #include "io/output_file.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
+#include "tools/profkit/sample_cli.h"
 
 namespace profkit::cli {
 
@@ -43,6 +44,11 @@ struct MergeCommand {
   int profile_version = 13;
   bool write_prev_version = false;
   MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
+  bool instr = false;         // --instr: IR-PGO profiles (the default)
+  bool sample = false;        // --sample: sample profiles (sample_cli.h)
+  bool binary = false;        // --sample output encodings besides --text
+  bool extbinary = false;
+  SampleMergeOptions sample_options;
 };
 
 std::optional<WeightedInput> parse_weighted(std::string_view spec) {
@@ -120,6 +126,25 @@ int run_merge(MergeCommand& cmd) {
     if (!cmd.input_files.empty()) read.push_back(cmd.input_files);
     for (const WeightedInput& in : inputs) read.push_back(in.path);
     if (!outputs_are_safe({cmd.output}, read)) return 1;
+  }
+  if (cmd.sample) {
+    if (cmd.failure_mode != "any" && cmd.failure_mode != "all" && cmd.failure_mode != "warn") {
+      report_error("merge: --failure-mode must be 'any', 'all' or 'warn'");
+      return 1;
+    }
+    if (inputs.empty()) {
+      report_error("merge: no input files specified");
+      return 1;
+    }
+    SampleMergeOptions options = cmd.sample_options;
+    options.format = cmd.text ? "text" : cmd.binary ? "binary" : "extbinary";
+    std::vector<WeightedPath> files;
+    for (const WeightedInput& in : inputs) files.push_back({in.path, in.weight});
+    return run_sample_merge(files, cmd.output, cmd.failure_mode == "any", options);
+  }
+  if (cmd.binary || cmd.extbinary) {
+    report_error("merge: --binary and --extbinary are sample profile encodings: add --sample");
+    return 1;
   }
   // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc). Indexed inputs
   // whose MemProf section holds records or a data-access profile take both paths: their
@@ -246,6 +271,29 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "MemProf section version to write: 2, 3 (default) or 4");
   sub->add_flag("--memprof-full-schema", cmd->memprof.full_schema,
                 "MemProf: store all MIB fields instead of the hot/cold schema");
+  sub->add_flag("--instr", cmd->instr, "Instrumentation (IR-PGO) profiles (the default)");
+  sub->add_flag("--sample", cmd->sample,
+                "Sample profiles (AutoFDO/CSSPGO: text, binary or extbinary inputs)");
+  sub->add_flag("--binary", cmd->binary, "--sample: write the binary encoding");
+  sub->add_flag("--extbinary", cmd->extbinary,
+                "--sample: write the extensible binary encoding (the default)");
+  SampleMergeOptions& so = cmd->sample_options;
+  sub->add_flag("--use-md5", so.use_md5, "--sample --extbinary: MD5 name table");
+  sub->add_flag("--compress-all-sections", so.compress_all_sections,
+                "--sample --extbinary: zlib-compress every section");
+  sub->add_flag("--gen-partial-profile", so.gen_partial_profile,
+                "--sample --extbinary: mark the profile partial");
+  sub->add_flag("--split-layout", so.split_layout,
+                "--sample --extbinary: functions with and without inlinees in two sections");
+  sub->add_option("--prof-sym-list", so.prof_sym_list,
+                  "--sample: file of symbols (one per line) for the profile symbol list");
+  sub->add_flag("--drop-profile-symbol-list", so.drop_profile_symbol_list,
+                "--sample: leave the inputs' profile symbol lists out");
+  sub->add_option("--convert-sample-profile-layout", so.convert_layout,
+                  "--sample: nest (CS flat to nested) or flat (nested to flat)")
+      ->check(CLI::IsMember({"nest", "flat"}));
+  sub->add_flag("--extbinary-write-vtable-type-prof", so.write_vtables,
+                "--sample --extbinary: keep vtable type counts");
   sub->callback([cmd, &exit_status] { exit_status = run_merge(*cmd); });
 }
 

@@ -14,6 +14,7 @@
 #include "report/instrprof_show.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
+#include "tools/profkit/sample_cli.h"
 
 namespace profkit::cli {
 namespace {
@@ -27,6 +28,10 @@ struct ShowCommand {
   bool instr = false;        // --instr: the only profile kind we show here (the default)
   bool memory = false;       // --memory: MemProf profiles (memprof_cli.h)
   MemProfCliOptions memprof;
+  bool sample = false;       // --sample: sample profiles (sample_cli.h)
+  bool hot_func_list = false;
+  bool show_prof_sym_list = false;
+  bool show_sec_info_only = false;
 };
 
 // Accepts the single-dash spellings LLVM's option parser also takes (`-all-functions`,
@@ -66,6 +71,22 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
       report_error("show: unknown option or extra argument '" + extra + "'");
       return 1;
     }
+  }
+  if (cmd.sample) {
+    if (cmd.show_format == "yaml") {
+      std::fputs("error: YAML output is not supported for sample profiles\n", stderr);
+      return 1;
+    }
+    SampleShowCliOptions s;
+    s.show.function = cmd.options.function;
+    s.show.all_functions = cmd.options.all_functions;
+    s.show.topn = cmd.options.topn;
+    s.show.hot_func_list = cmd.hot_func_list;
+    s.show.detailed_summary = cmd.options.detailed_summary;
+    s.show.show_prof_sym_list = cmd.show_prof_sym_list;
+    s.show.json = cmd.json || cmd.show_format == "json";
+    s.show_sec_info_only = cmd.show_sec_info_only;
+    return run_sample_show(cmd.input, cmd.output, s);
   }
   if (cmd.options.all_functions && !cmd.options.function.empty())
     std::fputs("warning: -function argument ignored: showing all functions\n", stderr);
@@ -179,6 +200,12 @@ void add_show_command(CLI::App& app, int& exit_status) {
                   "MemProf: profiled binary or directory searched by build id (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // not TakeLast (default above)
+  sub->add_flag("--sample", cmd->sample, "Show a sample profile (text, binary or extbinary)");
+  sub->add_flag("--hot-func-list", cmd->hot_func_list, "--sample: list the hot functions");
+  sub->add_flag("--show-prof-sym-list", cmd->show_prof_sym_list,
+                "--sample: print the profile symbol list");
+  sub->add_flag("--show-sec-info-only", cmd->show_sec_info_only,
+                "--sample: print the extbinary section table only");
   sub->allow_extras();
   sub->callback([sub, cmd, &exit_status] { exit_status = run_show(*sub, *cmd); });
 }

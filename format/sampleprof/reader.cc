@@ -1,0 +1,441 @@
+#include "format/sampleprof/reader.h"
+
+#include <cstring>
+
+#include "format/bytes/zlib.h"
+#include "format/sampleprof/layout.h"
+#include "format/sampleprof/text_reader.h"
+
+namespace profkit::sampleprof {
+namespace {
+
+// Layout of a binary profile (magic ...ff):
+//
+//   uleb magic  uleb version(103)  Summary  NameTable  FunctionRecord* (to the end)
+//
+// and of an extbinary profile (magic ...04):
+//
+//   uleb magic  uleb version  u64 N  N x {u64 type, flags, offset, size}  section data
+//
+// FunctionRecord := uleb head  uleb name-or-context index  Body
+// Body := uleb total  uleb nbody  nbody x (uleb line  uleb disc  uleb samples
+//           uleb ntargets  ntargets x (uleb name index  uleb count))
+//         uleb ncallsites  ncallsites x (uleb line  uleb disc  uleb name index  Body)
+//         [vtable sites, when the summary says so]
+
+Expected<uint64_t> uleb(Cursor& c, std::string_view what) { return c.read_uleb128(what); }
+
+Expected<uint32_t> uleb32(Cursor& c, std::string_view what) {
+  const uint64_t at = c.offset();
+  PROFKIT_TRY_ASSIGN(uint64_t v, c.read_uleb128(what));
+  if (v > 0xffffffffu)
+    return make_error(ErrorCode::malformed, at,
+                      std::string(what) + " is " + std::to_string(v) + ", more than 2^32-1");
+  return static_cast<uint32_t>(v);
+}
+
+Expected<uint64_t> read_magic(Cursor& c) {
+  PROFKIT_TRY_ASSIGN(uint64_t magic, uleb(c, "the sample profile magic"));
+  const uint64_t at = c.offset();
+  PROFKIT_TRY_ASSIGN(uint64_t version, uleb(c, "the sample profile version"));
+  if (version != kVersion)
+    return make_error(ErrorCode::unsupported_version, at,
+                      "unsupported sample profile format version " + std::to_string(version) +
+                          " (expected 103)");
+  return magic;
+}
+
+Expected<Summary> read_summary(Cursor& c) {
+  Summary s;
+  PROFKIT_TRY_ASSIGN(s.total_count, uleb(c, "the summary's total count"));
+  PROFKIT_TRY_ASSIGN(s.max_count, uleb(c, "the summary's maximum count"));
+  PROFKIT_TRY_ASSIGN(s.max_function_count, uleb(c, "the summary's maximum function count"));
+  PROFKIT_TRY_ASSIGN(s.num_counts, uleb(c, "the summary's number of counts"));
+  PROFKIT_TRY_ASSIGN(s.num_functions, uleb(c, "the summary's number of functions"));
+  PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "the number of summary entries"));
+  for (uint64_t i = 0; i < n; ++i) {
+    SummaryEntry e;
+    PROFKIT_TRY_ASSIGN(e.cutoff, uleb(c, "a summary cutoff"));
+    e.cutoff &= 0xffffffffu;  // LLVM keeps cutoffs in 32 bits
+    PROFKIT_TRY_ASSIGN(e.min_count, uleb(c, "a summary minimum count"));
+    PROFKIT_TRY_ASSIGN(e.num_counts, uleb(c, "a summary number of counts"));
+    s.detailed.push_back(e);
+  }
+  return s;
+}
+
+class BinaryReader {
+ public:
+  explicit BinaryReader(Profile& profile) : p_(profile) {}
+
+  Expected<void> read_name_table(Cursor& c, bool md5, bool fixed_length) {
+    PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "the number of names"));
+    names_.clear();
+    if (fixed_length) {
+      uint64_t bytes = 0;
+      if (mul_overflows(n, 8, &bytes) || bytes > c.remaining())
+        return c.truncated("a fixed-length MD5 name table of " + std::to_string(n) + " entries");
+      names_.reserve(n);
+      for (uint64_t i = 0; i < n; ++i)
+        names_.push_back(FunctionId::from_md5(*c.read_le<uint64_t>("an MD5 name")));
+      return {};
+    }
+    if (n > c.remaining()) return c.truncated("a name table of " + std::to_string(n) + " names");
+    names_.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (md5) {
+        PROFKIT_TRY_ASSIGN(uint64_t v, uleb(c, "an MD5 name"));
+        names_.push_back(FunctionId::from_md5(v));
+        continue;
+      }
+      const Bytes rest = c.data().subspan(c.position());
+      const void* nul = std::memchr(rest.data(), 0, rest.size());
+      if (nul == nullptr) return c.truncated("a NUL-terminated name");
+      const size_t len = static_cast<const uint8_t*>(nul) - rest.data();
+      names_.push_back(FunctionId(std::string_view(reinterpret_cast<const char*>(rest.data()), len)));
+      (void)c.skip(len + 1, "a name");
+    }
+    return {};
+  }
+
+  Expected<void> read_context_table(Cursor& c) {
+    PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "the number of contexts"));
+    if (n > c.remaining()) return c.truncated("a context table of " + std::to_string(n) + " contexts");
+    contexts_.clear();
+    context_keys_.clear();
+    contexts_.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t at = c.offset();
+      PROFKIT_TRY_ASSIGN(uint32_t frames, uleb32(c, "the number of frames of a context"));
+      if (frames == 0)
+        return make_error(ErrorCode::malformed, at, "a calling context without frames");
+      if (frames > c.remaining()) return c.truncated("the frames of a context");
+      std::vector<Frame> context;
+      context.reserve(frames);
+      for (uint32_t j = 0; j < frames; ++j) {
+        Frame f;
+        PROFKIT_TRY_ASSIGN(f.name, read_name(c));
+        PROFKIT_TRY_ASSIGN(f.location.line, read_line(c));
+        PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+        f.location.discriminator = static_cast<uint32_t>(disc);
+        context.push_back(f);
+      }
+      contexts_.push_back(std::move(context));
+    }
+    context_keys_.assign(contexts_.size(), 0);
+    return {};
+  }
+
+  // Records until the end of `c`.
+  Expected<void> read_records(Cursor& c) {
+    while (!c.at_end()) PROFKIT_TRY(read_record(c));
+    return {};
+  }
+
+  Expected<void> read_metadata(Cursor& c, bool probe, bool attributes) {
+    while (!c.at_end()) {
+      PROFKIT_TRY_ASSIGN(uint64_t key, read_top_key(c, nullptr));
+      auto it = p_.functions.find(key);
+      FunctionSamples* f = it == p_.functions.end() ? nullptr : &it->second;
+      PROFKIT_TRY(read_metadata_entry(c, f, probe, attributes, 0));
+    }
+    return {};
+  }
+
+ private:
+  Expected<FunctionId> read_name(Cursor& c) {
+    const uint64_t at = c.offset();
+    PROFKIT_TRY_ASSIGN(uint64_t i, uleb(c, "a name index"));
+    if (i >= names_.size())
+      return make_error(ErrorCode::malformed, at,
+                        "name index " + std::to_string(i) + " is past the end of the name table (" +
+                            std::to_string(names_.size()) + " names)");
+    return names_[i];
+  }
+
+  Expected<uint32_t> read_line(Cursor& c) {
+    const uint64_t at = c.offset();
+    PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a line offset"));
+    if (line > 0xffff)
+      return make_error(ErrorCode::malformed, at,
+                        "illegal line offset " + std::to_string(line) + " (at most 65535)");
+    return static_cast<uint32_t>(line);
+  }
+
+  // The key of a top-level profile's name or context index; fills `fresh` when given.
+  Expected<uint64_t> read_top_key(Cursor& c, FunctionSamples* fresh) {
+    if (!p_.is_cs) {
+      PROFKIT_TRY_ASSIGN(FunctionId name, read_name(c));
+      if (fresh != nullptr) {
+        fresh->name = name;
+        fresh->context.clear();
+      }
+      return name.hash();
+    }
+    const uint64_t at = c.offset();
+    PROFKIT_TRY_ASSIGN(uint64_t i, uleb(c, "a context index"));
+    if (i >= contexts_.size())
+      return make_error(ErrorCode::malformed, at,
+                        "context index " + std::to_string(i) +
+                            " is past the end of the context table (" +
+                            std::to_string(contexts_.size()) + " contexts)");
+    if (context_keys_[i] == 0) context_keys_[i] = context_key(contexts_[i]);
+    if (fresh != nullptr) {
+      fresh->context = contexts_[i];
+      fresh->name = contexts_[i].back().name;
+    }
+    return context_keys_[i];
+  }
+
+  Expected<void> read_record(Cursor& c) {
+    PROFKIT_TRY_ASSIGN(uint64_t head, uleb(c, "a function's head samples"));
+    FunctionSamples fresh;
+    PROFKIT_TRY_ASSIGN(uint64_t key, read_top_key(c, &fresh));
+    auto [it, inserted] = p_.functions.try_emplace(key);
+    FunctionSamples& f = it->second;
+    f.name = fresh.name;
+    f.context = std::move(fresh.context);
+    f.attributes = 0;
+    MergeResult ignored = MergeResult::ok;  // LLVM's binary readers ignore overflow
+    f.head = saturating_add_mul(f.head, head, 1, ignored);
+    return read_body(c, f, 0);
+  }
+
+  Expected<void> read_body(Cursor& c, FunctionSamples& f, uint32_t depth) {
+    if (depth > kMaxInlineDepth)
+      return c.fail(ErrorCode::malformed, "inlinees nested deeper than " +
+                                              std::to_string(kMaxInlineDepth) + " levels");
+    MergeResult ignored = MergeResult::ok;
+    PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
+    f.total = saturating_add_mul(f.total, total, 1, ignored);
+    PROFKIT_TRY_ASSIGN(uint32_t records, uleb32(c, "the number of body records"));
+    for (uint32_t i = 0; i < records; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
+      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY_ASSIGN(uint64_t samples, uleb(c, "a sample count"));
+      PROFKIT_TRY_ASSIGN(uint32_t targets, uleb32(c, "the number of call targets"));
+      for (uint32_t j = 0; j < targets; ++j) {
+        PROFKIT_TRY_ASSIGN(FunctionId target, read_name(c));
+        PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a call target count"));
+        (void)f.add_target(loc, target, n);
+      }
+      (void)f.add_body(loc, samples);
+    }
+    PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
+    for (uint32_t i = 0; i < callsites; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
+      loc.line = static_cast<uint32_t>(line);
+      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
+      FunctionSamples& inlinee = f.callsites[loc][callee];
+      inlinee.name = callee;
+      inlinee.context.clear();
+      inlinee.attributes = 0;
+      PROFKIT_TRY(read_body(c, inlinee, depth + 1));
+    }
+    if (vtables_) {
+      PROFKIT_TRY_ASSIGN(uint32_t sites, uleb32(c, "the number of vtable sites"));
+      for (uint32_t i = 0; i < sites; ++i) {
+        LineLocation loc;
+        PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
+        PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+        loc.discriminator = static_cast<uint32_t>(disc);
+        PROFKIT_TRY_ASSIGN(uint32_t types, uleb32(c, "the number of vtable types"));
+        auto& map = f.vtables[loc];
+        for (uint32_t j = 0; j < types; ++j) {
+          PROFKIT_TRY_ASSIGN(FunctionId type, read_name(c));
+          PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a vtable count"));
+          map[type] = saturating_add_mul(map[type], n, 1, ignored);
+        }
+      }
+    }
+    return {};
+  }
+
+  Expected<void> read_metadata_entry(Cursor& c, FunctionSamples* f, bool probe, bool attributes,
+                                     uint32_t depth) {
+    if (depth > kMaxInlineDepth)
+      return c.fail(ErrorCode::malformed, "inlinees nested deeper than " +
+                                              std::to_string(kMaxInlineDepth) + " levels");
+    if (c.at_end()) return {};
+    if (probe) {
+      PROFKIT_TRY_ASSIGN(uint64_t checksum, uleb(c, "a CFG checksum"));
+      if (f != nullptr) f->checksum = checksum;
+    }
+    if (attributes) {
+      PROFKIT_TRY_ASSIGN(uint32_t attr, uleb32(c, "context attributes"));
+      if (f != nullptr) f->attributes = attr;
+    }
+    if (p_.is_cs) return {};
+    PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
+    for (uint32_t i = 0; i < callsites; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
+      loc.line = static_cast<uint32_t>(line);
+      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
+      FunctionSamples* inlinee = nullptr;
+      if (f != nullptr) {
+        inlinee = &f->callsites[loc][callee];
+        if (inlinee->name.empty()) inlinee->name = callee;
+      }
+      PROFKIT_TRY(read_metadata_entry(c, inlinee, probe, attributes, depth + 1));
+    }
+    return {};
+  }
+
+ public:
+  bool vtables_ = false;
+
+ private:
+  Profile& p_;
+  std::vector<FunctionId> names_;
+  std::vector<std::vector<Frame>> contexts_;
+  std::vector<uint64_t> context_keys_;
+};
+
+Expected<Profile> read_binary(Bytes data) {
+  Profile p;
+  p.format = Format::binary;
+  Cursor c(data);
+  PROFKIT_TRY(read_magic(c));
+  PROFKIT_TRY_ASSIGN(p.summary, read_summary(c));
+  BinaryReader r(p);
+  PROFKIT_TRY(r.read_name_table(c, false, false));
+  PROFKIT_TRY(r.read_records(c));
+  return p;
+}
+
+Expected<std::vector<SectionHeader>> read_table(Cursor& c) {
+  PROFKIT_TRY(read_magic(c));
+  PROFKIT_TRY_ASSIGN(uint64_t n, c.read_le<uint64_t>("the number of sections"));
+  uint64_t bytes = 0;
+  if (mul_overflows(n, 32, &bytes) || bytes > c.remaining())
+    return c.truncated("a section header table of " + std::to_string(n) + " entries");
+  std::vector<SectionHeader> table(n);
+  for (SectionHeader& s : table) {
+    s.type = *c.read_le<uint64_t>("a section type");
+    s.flags = *c.read_le<uint64_t>("section flags");
+    s.offset = *c.read_le<uint64_t>("a section offset");
+    s.size = *c.read_le<uint64_t>("a section size");
+  }
+  return table;
+}
+
+Expected<Profile> read_extbinary(Bytes data) {
+  Profile p;
+  p.format = Format::extbinary;
+  Cursor header(data);
+  PROFKIT_TRY_ASSIGN(p.sections, read_table(header));
+  BinaryReader r(p);
+  for (size_t i = 0; i < p.sections.size(); ++i) {
+    const SectionHeader& s = p.sections[i];
+    if (s.size == 0) continue;
+    uint64_t end = 0;
+    if (add_overflows(s.offset, s.size, &end) || end > data.size())
+      return make_error(ErrorCode::truncated, 10 + 8 + 32 * i,
+                        "section " + std::to_string(i) + " (" +
+                            std::string(section_name(s.type)) + ") spans bytes " +
+                            std::to_string(s.offset) + ".." + std::to_string(end) +
+                            " but the file has " + std::to_string(data.size()));
+    Cursor c(data.subspan(s.offset, s.size), s.offset);
+    if (s.flags & kFlagCompressed) {
+      PROFKIT_TRY_ASSIGN(uint64_t raw_size, uleb(c, "a section's uncompressed size"));
+      PROFKIT_TRY_ASSIGN(uint64_t z_size, uleb(c, "a section's compressed size"));
+      PROFKIT_TRY_ASSIGN(Bytes z, c.read_bytes(z_size, "the compressed section"));
+      if (raw_size > (uint64_t{1} << 32) || raw_size / 1032 > z_size + 1)
+        return make_error(ErrorCode::malformed, s.offset,
+                          "compressed section claims " + std::to_string(raw_size) +
+                              " bytes, more than zlib can produce from " +
+                              std::to_string(z_size));
+      PROFKIT_TRY_ASSIGN(std::string raw, zlib_uncompress(z, raw_size, c.offset() - z_size));
+      std::string_view owned = p.own(std::move(raw));
+      c = Cursor(as_bytes(owned), s.offset);
+    }
+    switch (static_cast<SectionType>(s.type)) {
+      case SectionType::summary: {
+        PROFKIT_TRY_ASSIGN(p.summary, read_summary(c));
+        if (s.flags & kSummaryPartial) p.is_partial = true;
+        if (s.flags & kSummaryContext) p.is_cs = true;
+        if (s.flags & kSummaryPreInlined) p.is_preinlined = true;
+        if (s.flags & kSummaryFsDiscriminator) p.is_fs = true;
+        if (s.flags & kSummaryVTables) r.vtables_ = true;
+        break;
+      }
+      case SectionType::name_table:
+        PROFKIT_TRY(r.read_name_table(c, (s.flags & kNameTableMd5) != 0,
+                                      (s.flags & kNameTableFixedLengthMd5) != 0));
+        break;
+      case SectionType::cs_name_table:
+        PROFKIT_TRY(r.read_context_table(c));
+        break;
+      case SectionType::lbr_profile:
+        PROFKIT_TRY(r.read_records(c));
+        break;
+      case SectionType::func_offset_table:
+        (void)c.skip(c.remaining(), "");  // only compilers use it, to load some functions
+        break;
+      case SectionType::func_metadata:
+        p.is_probe_based = (s.flags & kMetadataProbe) != 0;
+        PROFKIT_TRY(r.read_metadata(c, p.is_probe_based, (s.flags & kMetadataAttributes) != 0));
+        break;
+      case SectionType::symbol_list: {
+        p.has_symbol_list = true;
+        std::string_view rest = as_string_view(c.data());
+        while (!rest.empty()) {
+          const size_t nul = rest.find('\0');
+          if (nul == std::string_view::npos)
+            return make_error(ErrorCode::truncated, c.base_offset() + c.size() - rest.size(),
+                              "expected a NUL-terminated symbol in the profile symbol list");
+          p.symbol_list.push_back(rest.substr(0, nul));
+          rest.remove_prefix(nul + 1);
+        }
+        (void)c.skip(c.remaining(), "");
+        break;
+      }
+      default:
+        return make_error(ErrorCode::malformed, 10 + 8 + 32 * i,
+                          "unknown section type " + std::to_string(s.type));
+    }
+    if (!c.at_end())
+      return make_error(ErrorCode::malformed, c.offset(),
+                        std::string(section_name(s.type)) + " ends after " +
+                            std::to_string(c.position()) + " of its " +
+                            std::to_string(c.size()) + " bytes");
+  }
+  return p;
+}
+
+}  // namespace
+
+bool has_binary_magic(Bytes data) {
+  Cursor c(data);
+  auto magic = c.read_uleb128("magic");
+  return magic && (*magic == kMagicBinary || *magic == kMagicExtBinary);
+}
+
+bool is_sample_profile(Bytes data) { return has_binary_magic(data) || has_text_format(data); }
+
+Expected<Profile> read_profile(Bytes data) {
+  Cursor c(data);
+  auto magic = c.read_uleb128("magic");
+  if (magic && *magic == kMagicBinary) return read_binary(data);
+  if (magic && *magic == kMagicExtBinary) return read_extbinary(data);
+  return read_text(data);
+}
+
+Expected<std::vector<SectionHeader>> read_section_headers(Bytes data) {
+  Cursor c(data);
+  auto magic = c.read_uleb128("magic");
+  if (!magic || *magic != kMagicExtBinary)
+    return make_error(ErrorCode::bad_magic, 0, "not an extbinary sample profile");
+  Cursor t(data);
+  return read_table(t);
+}
+
+}  // namespace profkit::sampleprof
