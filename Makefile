@@ -42,6 +42,7 @@ test-asan: build-asan
 DIFF_CASES ?= 3000
 difftest: build
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) build/bin/irpgo_differential_test
+	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/sampleprof_differential_test.py build/bin/profkit
 
 test: test-release test-asan
 	@echo "make test: all tests passed in the Release and ASan+UBSan builds"

@@ -1,5 +1,7 @@
 #include "format/sampleprof/merge.h"
 
+#include "format/sampleprof/layout.h"
+
 namespace profkit::sampleprof {
 
 std::string_view merge_result_text(MergeResult r) {
@@ -12,19 +14,44 @@ std::string_view merge_result_text(MergeResult r) {
 }
 
 Expected<void> Merger::add(const Profile& input, uint64_t weight, const MergeReport& report) {
+  // llvm-profdata keeps the profile kind in process-wide flags that each reader updates in
+  // its own way: the text reader assigns all of them, the extbinary reader only sets those
+  // its sections carry (probe-based: only from a non-empty FuncMetadata section), the binary
+  // reader none. The writer then uses the flags as the last input left them; merging checks
+  // probe-based and CS against the inputs before.
+  Profile& m = merged_;
+  bool probe = m.is_probe_based, cs = m.is_cs;
+  switch (input.format) {
+    case Format::text:
+      probe = input.is_probe_based;
+      cs = input.is_cs;
+      break;
+    case Format::extbinary:
+      for (const SectionHeader& s : input.sections)
+        if (s.type == static_cast<uint64_t>(SectionType::func_metadata) && s.size != 0)
+          probe = input.is_probe_based;
+      cs = cs || input.is_cs;
+      break;
+    case Format::binary:
+      break;
+  }
   if (inputs_ > 0) {
-    if (input.is_probe_based != merged_.is_probe_based)
+    if (probe != probe_seen_)
       return make_error(ErrorCode::mismatch, kNoOffset,
                         "cannot merge probe-based profile with non-probe-based profile");
-    if (input.is_cs != merged_.is_cs)
+    if (cs != cs_seen_)
       return make_error(ErrorCode::mismatch, kNoOffset,
                         "cannot merge CS profile with non-CS profile");
   }
-  merged_.is_probe_based = input.is_probe_based;
-  merged_.is_cs = input.is_cs;
-  // LLVM keeps these as process-wide flags that readers only ever set.
-  merged_.is_preinlined = merged_.is_preinlined || input.is_preinlined;
-  merged_.is_fs = merged_.is_fs || input.is_fs;
+  probe_seen_ = m.is_probe_based = probe;
+  cs_seen_ = m.is_cs = cs;
+  if (input.format == Format::text) {
+    m.is_preinlined = input.is_preinlined;
+    m.is_fs = false;
+  } else if (input.format == Format::extbinary) {
+    m.is_preinlined = m.is_preinlined || input.is_preinlined;
+    m.is_fs = m.is_fs || input.is_fs;
+  }
   ++inputs_;
   for (const auto& [key, f] : input.functions) {
     FunctionSamples& into = merged_.functions[key];

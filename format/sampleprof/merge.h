@@ -28,6 +28,7 @@ class Merger {
  private:
   Profile merged_;
   size_t inputs_ = 0;
+  bool probe_seen_ = false, cs_seen_ = false;
 };
 
 // The text of a MergeResult as llvm-profdata prints it ("Counter overflow", ...).

@@ -1,0 +1,163 @@
+// Unit tests of the sample-profile model, readers, writers and merge rules. The byte-for-byte
+// comparison with llvm-profdata on random profiles is tests/sampleprof_differential_test.py.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "format/sampleprof/merge.h"
+#include "format/sampleprof/reader.h"
+#include "format/sampleprof/text_reader.h"
+#include "format/sampleprof/writer.h"
+
+namespace profkit::sampleprof {
+namespace {
+
+Profile text(std::string_view s) {
+  auto p = read_text(as_bytes(s));
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().message);
+  return p ? std::move(*p) : Profile();
+}
+
+std::string to_text(const Profile& p) {
+  WriteOptions o;
+  o.format = Format::text;
+  return *write_profile(p, o);
+}
+
+TEST(SampleProfileTest, NamesOrderMd5IdsFirstThenBytes) {
+  EXPECT_LT(compare(FunctionId::from_md5(~0ULL), FunctionId("")), 0);
+  EXPECT_LT(compare(FunctionId("fo"), FunctionId("foo")), 0);
+  EXPECT_LT(compare(FunctionId("Ab"), FunctionId("aB")), 0);
+  EXPECT_LT(compare(FunctionId("x10"), FunctionId("x9")), 0);
+  EXPECT_EQ(FunctionId("main").hash(), 15822663052811949562ULL);
+  EXPECT_EQ(FunctionId::from_md5(7).str(), "7");
+}
+
+TEST(SampleProfileTest, TextReaderAddsRepeatsAndKeepsTheLastTargetOfALine) {
+  Profile p = text("main:10:1\n 1: 5 foo:3 foo:4\n 1: 2 foo:1 bar:1\nmain:20:2\n");
+  ASSERT_EQ(p.functions.size(), 1u);
+  EXPECT_EQ(to_text(p), "main:30:3\n 1: 7 foo:5 bar:1\n");
+}
+
+TEST(SampleProfileTest, TextReaderAnchorsTargetsOnColonAndInteger) {
+  Profile p = text("f:1:1\n 1: 9 _M_construct<char *>:1000 string_view<a, b >:437 x::y:3\n");
+  EXPECT_EQ(to_text(p), "f:1:1\n 1: 9 _M_construct<char *>:1000 string_view<a, b >:437 x::y:3\n");
+}
+
+TEST(SampleProfileTest, TextReaderRejectsWhatLlvmRejects) {
+  for (std::string_view bad : {"main:1:1\n 2: 5 # trailing\n", "main:1:1\n 65536: 5\n",
+                               "main:1:1\n 1:5\n", "main:1:1\n 1: 5 foo:3 \n",
+                               "main:1:1\n 1: 5 foo\n", "main:1:1\n\t1: 5\n",
+                               "main:1:1\n !Bogus: 1\n", "main:1:1\n  !Flat\n",
+                               "main:1:1\n !CFGChecksum: 3\n 1: 5\n", "main:10\n", "# only\n"}) {
+    auto p = read_text(as_bytes(bad));
+    EXPECT_FALSE(p.has_value()) << bad;
+  }
+  // ...and accepts its oddities: " 5" is "5: 5", a deeper indent attaches to the top.
+  EXPECT_EQ(to_text(text("f:1:1\n 5\n")), "f:1:1\n 5: 5\n");
+  EXPECT_EQ(to_text(text("f:1:1\n 65536.1: 7\n")), "f:1:1\n 65536.1: 7\n");
+}
+
+TEST(SampleProfileTest, TextReaderReportsTheLineOfAnError) {
+  auto p = read_text(as_bytes("main:1:1\n 1: 1\n 2:x\n"));
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(p.error().offset, 15u);
+  EXPECT_NE(p.error().message.find("line 3"), std::string::npos);
+}
+
+TEST(SampleProfileTest, CounterOverflowInOneTextFileIsAnError) {
+  auto p = read_text(as_bytes("main:18446744073709551615:1\n 1: 1\nmain:1:1\n"));
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("overflow"), std::string::npos);
+}
+
+TEST(SampleProfileTest, MergeKeepsTheFirstChecksumAndAttributesAndDropsMismatches) {
+  Profile a = text("main:100:10\n 1: 50\n !CFGChecksum: 11\n !Attributes: 1\n");
+  Profile b = text("main:7:3\n 1: 5\n !CFGChecksum: 12\n");
+  Profile c = text("main:7:3\n 1: 5\n !CFGChecksum: 11\n !Attributes: 2\n");
+  Merger m;
+  int mismatches = 0;
+  auto report = [&](std::string_view ctx, MergeResult r) {
+    EXPECT_EQ(ctx, "main");
+    mismatches += r == MergeResult::hash_mismatch;
+  };
+  ASSERT_TRUE(m.add(a, 1, report));
+  ASSERT_TRUE(m.add(b, 1, report));
+  ASSERT_TRUE(m.add(c, 2, report));
+  Profile merged = m.finish();
+  EXPECT_EQ(mismatches, 1);
+  EXPECT_EQ(to_text(merged), "main:114:16\n 1: 60\n !CFGChecksum: 11\n !Attributes: 1\n");
+}
+
+TEST(SampleProfileTest, MergeSaturatesAndRefusesMixedKinds) {
+  Profile a = text("main:18446744073709551615:1\n 1: 18446744073709551615\n");
+  Merger m;
+  int overflows = 0;
+  auto report = [&](std::string_view, MergeResult r) { overflows += r == MergeResult::counter_overflow; };
+  ASSERT_TRUE(m.add(a, 1, report));
+  ASSERT_TRUE(m.add(a, 1, report));
+  EXPECT_EQ(overflows, 1);
+  Profile cs = text("[main:1 @ foo]:5:1\n 1: 5\n !CFGChecksum: 1\n");
+  auto mixed = m.add(cs, 1, report);
+  ASSERT_FALSE(mixed.has_value());
+  EXPECT_NE(mixed.error().message.find("probe-based"), std::string::npos);
+  EXPECT_EQ(to_text(m.finish()), "main:18446744073709551615:2\n 1: 18446744073709551615\n");
+}
+
+TEST(SampleProfileTest, EveryEncodingReadsBackWhatItWrote) {
+  Profile p = text(
+      "main:1000:10\n 1: 10\n 2: 20 foo:15 bar:5\n 3.1: 30\n 4: foo:300\n  1: 100\n"
+      "  2: baz:200\n   1: 200\n 4: bar:40\n  1: 40\n 5.3: 7\nzz:50:5\n 1: 50\n");
+  const std::string expected = to_text(p);
+  for (Format f : {Format::binary, Format::extbinary}) {
+    for (bool compress : {false, true}) {
+      WriteOptions o;
+      o.format = f;
+      o.compress_all_sections = compress;
+      auto bytes = write_profile(p, o);
+      ASSERT_TRUE(bytes.has_value());
+      auto back = read_profile(as_bytes(*bytes));
+      ASSERT_TRUE(back.has_value()) << back.error().message;
+      EXPECT_EQ(to_text(*back), expected);
+    }
+  }
+}
+
+TEST(SampleProfileTest, TruncatedBinaryProfilesFailWithAnOffset) {
+  Profile p = text("main:1000:10\n 1: 10\n 2: 20 foo:15 bar:5\nfoo:300:15\n 1: 15\n");
+  for (Format f : {Format::binary, Format::extbinary}) {
+    WriteOptions o;
+    o.format = f;
+    const std::string bytes = *write_profile(p, o);
+    for (size_t n = 1; n < bytes.size(); ++n) {
+      auto back = read_profile(as_bytes(std::string_view(bytes).substr(0, n)));
+      if (back.has_value()) continue;  // a cut at a record boundary of a binary profile
+      EXPECT_FALSE(back.error().message.empty());
+      EXPECT_TRUE(back.error().has_offset() || back.error().code == ErrorCode::bad_magic) << n;
+    }
+  }
+}
+
+TEST(SampleProfileTest, CsContextsPrintAndSortFrameByFrame) {
+  Profile p = text(
+      "[main:2 @ _Z3fooi:2 @ _Z3barv]:5:5\n 1: 5\n[main]:5:1\n 1: 1\n[_Z3barv]:5:10\n 1: 5\n"
+      "[main:2 @ _Z3fooi]:5:1\n 1: 1\n");
+  EXPECT_TRUE(p.is_cs);
+  const auto order = sorted_functions(p);
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0]->context_string(), "_Z3barv");
+  EXPECT_EQ(order[1]->context_string(), "main");
+  EXPECT_EQ(order[2]->context_string(), "main:2 @ _Z3fooi");
+  EXPECT_EQ(order[3]->context_string(), "main:2 @ _Z3fooi:2 @ _Z3barv");
+}
+
+TEST(SampleProfileTest, DeepInlineNestingIsRefused) {
+  std::string s = "f:1:1\n";
+  for (int i = 1; i <= 1100; ++i) s += std::string(i, ' ') + "1: g:1\n";
+  auto p = read_text(as_bytes(s));
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("nested deeper"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace profkit::sampleprof
