@@ -21,6 +21,24 @@ Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> i
                                                  std::string* failed_path) {
   sampleprof::Merger merger;
   for (const WeightedPath& in : inputs) {
+    auto report = [&](std::string_view context, sampleprof::MergeResult r) {
+      warn(in.path, std::string(context) + ": " + std::string(sampleprof::merge_result_text(r)));
+    };
+    if (fail_any) {  // the fast path: extbinary records merged as they are read
+      auto file = MappedFile::open(in.path, MappedFile::Access::whole);
+      if (!file) {
+        *failed_path = in.path;
+        return Unexpected{std::move(file).error()};
+      }
+      auto shared = std::make_shared<MappedFile>(std::move(*file));
+      auto added = merger.add_extbinary(shared->bytes(), in.weight, report, shared);
+      if (!added) {
+        if (added.error().code == ErrorCode::mismatch) failed_path->clear();
+        else *failed_path = in.path;
+        return Unexpected{std::move(added).error()};
+      }
+      if (*added) continue;
+    }
     auto profile = read_sample_file(in.path);
     if (!profile) {
       if (fail_any) {
@@ -32,11 +50,7 @@ Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> i
                         e.message);
       continue;
     }
-    auto added = merger.add(*profile, in.weight,
-                            [&](std::string_view context, sampleprof::MergeResult r) {
-                              warn(in.path, std::string(context) + ": " +
-                                                std::string(sampleprof::merge_result_text(r)));
-                            });
+    auto added = merger.add(*profile, in.weight, report);
     if (!added) {
       failed_path->clear();
       return Unexpected{std::move(added).error()};

@@ -3,7 +3,7 @@
 
 namespace profkit {
 
-Expected<uint64_t> Cursor::read_uleb128(std::string_view what) {
+Expected<uint64_t> Cursor::read_uleb128_slow(std::string_view what) {
   const uint64_t start = pos_;
   uint64_t result = 0;
   unsigned shift = 0;

@@ -110,8 +110,14 @@ class Cursor {
     return v;
   }
 
-  // Reads an unsigned LEB128 of at most 10 bytes whose value fits in 64 bits.
-  [[nodiscard]] Expected<uint64_t> read_uleb128(std::string_view what);
+  // Reads an unsigned LEB128 of at most 10 bytes whose value fits in 64 bits. (One-byte
+  // values, most of them in profiles, take the inline path.)
+  [[nodiscard]] Expected<uint64_t> read_uleb128(std::string_view what) {
+    if (pos_ < data_.size() && data_[pos_] < 0x80) [[likely]]
+      return uint64_t{data_[pos_++]};
+    return read_uleb128_slow(what);
+  }
+  [[nodiscard]] Expected<uint64_t> read_uleb128_slow(std::string_view what);
   // Reads a signed LEB128 of at most 10 bytes.
   [[nodiscard]] Expected<int64_t> read_sleb128(std::string_view what);
 

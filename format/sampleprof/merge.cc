@@ -1,6 +1,7 @@
 #include "format/sampleprof/merge.h"
 
 #include "format/sampleprof/layout.h"
+#include "format/sampleprof/reader.h"
 
 namespace profkit::sampleprof {
 
@@ -14,6 +15,40 @@ std::string_view merge_result_text(MergeResult r) {
 }
 
 Expected<void> Merger::add(const Profile& input, uint64_t weight, const MergeReport& report) {
+  PROFKIT_TRY(absorb_kind(input));
+  for (const auto& [key, f] : input.functions) {
+    FunctionSamples& into = merged_.functions[key];
+    const MergeResult r = into.merge(f, weight);
+    if (r != MergeResult::ok && report) report(f.context_string(), r);
+  }
+  absorb_rest(input);
+  return {};
+}
+
+Expected<bool> Merger::add_extbinary(Bytes data, uint64_t weight, const MergeReport& report,
+                                     std::shared_ptr<const void> keep) {
+  DirectMerge direct;
+  direct.into = &merged_.functions;
+  direct.weight = weight;
+  direct.before_records = [&](const Profile& header) { return absorb_kind(header); };
+  direct.report = [&](const FunctionSamples& f, MergeResult r) {
+    if (report) report(f.context_string(), r);
+  };
+  PROFKIT_TRY_ASSIGN(Profile header, read_extbinary_merging(data, direct));
+  if (direct.declined) return false;
+  absorb_rest(header);
+  merged_.storage.push_back(std::move(keep));
+  return true;
+}
+
+void Merger::absorb_rest(const Profile& input) {
+  if (input.has_symbol_list) merged_.has_symbol_list = true;
+  merged_.symbol_list.insert(merged_.symbol_list.end(), input.symbol_list.begin(),
+                             input.symbol_list.end());
+  merged_.adopt_storage(input);
+}
+
+Expected<void> Merger::absorb_kind(const Profile& input) {
   // llvm-profdata keeps the profile kind in process-wide flags that each reader updates in
   // its own way: the text reader assigns all of them, the extbinary reader only sets those
   // its sections carry (probe-based: only from a non-empty FuncMetadata section), the binary
@@ -53,15 +88,6 @@ Expected<void> Merger::add(const Profile& input, uint64_t weight, const MergeRep
     m.is_fs = m.is_fs || input.is_fs;
   }
   ++inputs_;
-  for (const auto& [key, f] : input.functions) {
-    FunctionSamples& into = merged_.functions[key];
-    const MergeResult r = into.merge(f, weight);
-    if (r != MergeResult::ok && report) report(f.context_string(), r);
-  }
-  if (input.has_symbol_list) merged_.has_symbol_list = true;
-  merged_.symbol_list.insert(merged_.symbol_list.end(), input.symbol_list.begin(),
-                             input.symbol_list.end());
-  merged_.adopt_storage(input);
   return {};
 }
 

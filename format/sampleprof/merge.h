@@ -5,9 +5,10 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string_view>
 
-#include "format/bytes/expected.h"
+#include "format/bytes/cursor.h"
 #include "format/sampleprof/profile.h"
 
 namespace profkit::sampleprof {
@@ -21,11 +22,19 @@ class Merger {
   // Adds `input` (all of it) with `weight`. Fails, changing nothing, when its kind differs
   // from the inputs before it (probe-based vs not, CS vs not).
   Expected<void> add(const Profile& input, uint64_t weight, const MergeReport& report);
+  // The same for an extbinary file's bytes, merged record by record without building the
+  // input's own profile (much less memory and time). Returns false, having changed nothing,
+  // when the input needs the general path (read_profile, then add). `keep` owns `data`.
+  Expected<bool> add_extbinary(Bytes data, uint64_t weight, const MergeReport& report,
+                               std::shared_ptr<const void> keep);
   // The merged profile (its names point into the inputs' storage, which it has adopted).
   Profile finish() { return std::move(merged_); }
   bool empty() const { return inputs_ == 0; }
 
  private:
+  Expected<void> absorb_kind(const Profile& input);
+  void absorb_rest(const Profile& input);
+
   Profile merged_;
   size_t inputs_ = 0;
   bool probe_seen_ = false, cs_seen_ = false;

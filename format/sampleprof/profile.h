@@ -47,7 +47,11 @@ struct FunctionId {
 
 // MD5 ids first (numerically), then strings byte-wise (shorter prefix first).
 int compare(const FunctionId& a, const FunctionId& b);
-inline bool operator==(const FunctionId& a, const FunctionId& b) { return compare(a, b) == 0; }
+inline bool operator==(const FunctionId& a, const FunctionId& b) {
+  if (a.is_md5() || b.is_md5()) return a.is_md5() == b.is_md5() && a.md5 == b.md5;
+  return a.name.size() == b.name.size() &&
+         (a.name.data() == b.name.data() || a.name == b.name);
+}
 inline bool operator<(const FunctionId& a, const FunctionId& b) { return compare(a, b) < 0; }
 struct FunctionIdLess {
   bool operator()(const FunctionId& a, const FunctionId& b) const { return compare(a, b) < 0; }

@@ -71,6 +71,7 @@ class BinaryReader {
   Expected<void> read_name_table(Cursor& c, bool md5, bool fixed_length) {
     PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "the number of names"));
     names_.clear();
+    name_hashes_.clear();
     if (fixed_length) {
       uint64_t bytes = 0;
       if (mul_overflows(n, 8, &bytes) || bytes > c.remaining())
@@ -132,6 +133,81 @@ class BinaryReader {
     return {};
   }
 
+  // The offset table of a default-layout profile, for merging its records directly: the
+  // keys in record order. False (nothing done) when a function is listed twice.
+  Expected<bool> read_offset_table(Cursor& c) {
+    PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "the number of function offsets"));
+    if (n > c.remaining()) return c.truncated("a function offset table of " + std::to_string(n) + " entries");
+    std::vector<std::pair<uint64_t, uint64_t>> entries;  // (offset, key)
+    entries.reserve(n);
+    std::unordered_map<uint64_t, char> seen;
+    seen.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      PROFKIT_TRY_ASSIGN(uint64_t key, read_top_key(c, nullptr));
+      PROFKIT_TRY_ASSIGN(uint64_t offset, uleb(c, "a function offset"));
+      if (!seen.try_emplace(key, 0).second) return false;
+      entries.emplace_back(offset, key);
+    }
+    std::sort(entries.begin(), entries.end());
+    for (size_t i = 1; i < entries.size(); ++i)
+      if (entries[i].first == entries[i - 1].first) return false;
+    direct_offsets_.clear();
+    direct_keys_.clear();
+    for (const auto& [offset, key] : entries) {
+      direct_offsets_.push_back(offset);
+      direct_keys_.push_back(key);
+    }
+    return true;
+  }
+
+  // Merges the records of an LBRProfile section straight into `into`, weighted, as reading
+  // them into a profile of their own and merging that would (see Merger::add).
+  Expected<void> merge_records(Cursor& c, std::unordered_map<uint64_t, FunctionSamples>& into,
+                               uint64_t weight, const DirectMerge& direct) {
+    // Keys first, in the order the input's own map would iterate them.
+    {
+      std::unordered_map<uint64_t, char> order;
+      for (uint64_t key : direct_keys_) order.try_emplace(key, 0);
+      for (const auto& [key, unused] : order) into.try_emplace(key);
+    }
+    size_t k = 0;
+    while (!c.at_end()) {
+      const uint64_t at = c.offset();
+      if (k >= direct_keys_.size() || c.position() != direct_offsets_[k])
+        return make_error(ErrorCode::malformed, at,
+                          "function record at section offset " + std::to_string(c.position()) +
+                              " is not where the function offset table puts it");
+      PROFKIT_TRY_ASSIGN(uint64_t head, uleb(c, "a function's head samples"));
+      PROFKIT_TRY_ASSIGN(uint64_t index, uleb(c, "a name index"));
+      if (index >= names_.size())
+        return make_error(ErrorCode::malformed, at, "name index " + std::to_string(index) +
+                                                        " is past the end of the name table");
+      const uint64_t key = name_hash(index);
+      if (key != direct_keys_[k])
+        return make_error(ErrorCode::malformed, at,
+                          "function record does not belong to the function the offset table names");
+      ++k;
+      FunctionSamples& f = into.find(key)->second;
+      if (f.name.empty() && !f.has_context()) f.name = names_[index];
+      MergeResult result = MergeResult::ok;
+      const bool merge = f.checksum == 0;  // a non-zero checksum never matches ours (0)
+      if (!merge) result = MergeResult::hash_mismatch;
+      PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
+      if (merge) {
+        f.total = saturating_add_mul(f.total, total, weight, result);
+        f.head = saturating_add_mul(f.head, head, weight, result);
+      }
+      PROFKIT_TRY(merge_body(c, merge ? &f : nullptr, weight, result, 0));
+      if (result != MergeResult::ok && direct.report) direct.report(f, result);
+    }
+    if (k != direct_keys_.size())
+      return c.fail(ErrorCode::malformed, "the function offset table lists " +
+                                              std::to_string(direct_keys_.size()) +
+                                              " functions but the section holds " +
+                                              std::to_string(k));
+    return {};
+  }
+
   Expected<void> read_metadata(Cursor& c, bool probe, bool attributes) {
     while (!c.at_end()) {
       PROFKIT_TRY_ASSIGN(uint64_t key, read_top_key(c, nullptr));
@@ -143,6 +219,76 @@ class BinaryReader {
   }
 
  private:
+  // The body of a record (after its total) added into `f` (null: parsed and dropped).
+  Expected<void> merge_body(Cursor& c, FunctionSamples* f, uint64_t weight, MergeResult& result,
+                            uint32_t depth) {
+    if (depth > kMaxInlineDepth)
+      return c.fail(ErrorCode::malformed, "inlinees nested deeper than " +
+                                              std::to_string(kMaxInlineDepth) + " levels");
+    PROFKIT_TRY_ASSIGN(uint32_t records, uleb32(c, "the number of body records"));
+    auto hint = f != nullptr ? f->body.begin() : decltype(f->body.begin())();
+    for (uint32_t i = 0; i < records; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
+      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY_ASSIGN(uint64_t samples, uleb(c, "a sample count"));
+      PROFKIT_TRY_ASSIGN(uint32_t targets, uleb32(c, "the number of call targets"));
+      SampleRecord* rec = nullptr;
+      if (f != nullptr) {
+        // Records come in location order: walk the merged map alongside.
+        while (hint != f->body.end() && hint->first < loc) ++hint;
+        if (hint == f->body.end() || hint->first != loc) hint = f->body.emplace_hint(hint, loc, SampleRecord());
+        rec = &hint->second;
+        rec->samples = saturating_add_mul(rec->samples, samples, weight, result);
+      }
+      for (uint32_t j = 0; j < targets; ++j) {
+        PROFKIT_TRY_ASSIGN(FunctionId target, read_name(c));
+        PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a call target count"));
+        if (rec == nullptr) continue;
+        bool found = false;
+        for (auto& [t, count] : rec->targets) {
+          if (t == target) {
+            count = saturating_add_mul(count, n, weight, result);
+            found = true;
+            break;
+          }
+        }
+        if (!found) rec->targets.emplace_back(target, saturating_add_mul(0, n, weight, result));
+      }
+    }
+    PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
+    for (uint32_t i = 0; i < callsites; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
+      loc.line = static_cast<uint32_t>(line);
+      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
+      PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
+      FunctionSamples* inlinee = nullptr;
+      if (f != nullptr) {
+        inlinee = &f->callsites[loc][callee];
+        if (inlinee->name.empty() && !inlinee->has_context()) inlinee->name = callee;
+        if (inlinee->checksum != 0) {
+          note(result, MergeResult::hash_mismatch);
+          inlinee = nullptr;
+        } else {
+          inlinee->total = saturating_add_mul(inlinee->total, total, weight, result);
+        }
+      }
+      PROFKIT_TRY(merge_body(c, inlinee, weight, result, depth + 1));
+    }
+    return {};
+  }
+
+  uint64_t name_hash(uint64_t index) {
+    if (name_hashes_.size() != names_.size()) name_hashes_.assign(names_.size(), 0);
+    uint64_t& h = name_hashes_[index];
+    if (h == 0) h = names_[index].hash();
+    return h;
+  }
+
   Expected<FunctionId> read_name(Cursor& c) {
     const uint64_t at = c.offset();
     PROFKIT_TRY_ASSIGN(uint64_t i, uleb(c, "a name index"));
@@ -165,12 +311,18 @@ class BinaryReader {
   // The key of a top-level profile's name or context index; fills `fresh` when given.
   Expected<uint64_t> read_top_key(Cursor& c, FunctionSamples* fresh) {
     if (!p_.is_cs) {
-      PROFKIT_TRY_ASSIGN(FunctionId name, read_name(c));
+      const uint64_t at = c.offset();
+      PROFKIT_TRY_ASSIGN(uint64_t i, uleb(c, "a name index"));
+      if (i >= names_.size())
+        return make_error(ErrorCode::malformed, at,
+                          "name index " + std::to_string(i) +
+                              " is past the end of the name table (" +
+                              std::to_string(names_.size()) + " names)");
       if (fresh != nullptr) {
-        fresh->name = name;
+        fresh->name = names_[i];
         fresh->context.clear();
       }
-      return name.hash();
+      return name_hash(i);
     }
     const uint64_t at = c.offset();
     PROFKIT_TRY_ASSIGN(uint64_t i, uleb(c, "a context index"));
@@ -297,6 +449,8 @@ class BinaryReader {
   std::vector<FunctionId> names_;
   std::vector<std::vector<Frame>> contexts_;
   std::vector<uint64_t> context_keys_;
+  std::vector<uint64_t> name_hashes_;
+  std::vector<uint64_t> direct_offsets_, direct_keys_;
 };
 
 Expected<Profile> read_binary(Bytes data) {
@@ -327,12 +481,28 @@ Expected<std::vector<SectionHeader>> read_table(Cursor& c) {
   return table;
 }
 
-Expected<Profile> read_extbinary(Bytes data) {
+Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
   Profile p;
   p.format = Format::extbinary;
   Cursor header(data);
   PROFKIT_TRY_ASSIGN(p.sections, read_table(header));
   BinaryReader r(p);
+  bool offsets_ready = false;
+  if (direct != nullptr) {
+    // Merging record by record needs the default layout (the offset table read before the
+    // one LBRProfile section) and no function metadata (checksums, attributes).
+    int lbr = -1, offsets = -1, lbr_count = 0, offsets_count = 0;
+    for (size_t i = 0; i < p.sections.size(); ++i) {
+      const SectionHeader& s = p.sections[i];
+      if (s.type == static_cast<uint64_t>(SectionType::lbr_profile)) lbr = static_cast<int>(i), ++lbr_count;
+      if (s.type == static_cast<uint64_t>(SectionType::func_offset_table)) offsets = static_cast<int>(i), ++offsets_count;
+      if (s.type == static_cast<uint64_t>(SectionType::func_metadata) && s.size != 0) lbr_count = 99;
+    }
+    if (lbr_count != 1 || offsets_count != 1 || offsets > lbr) {
+      direct->declined = true;
+      return p;
+    }
+  }
   for (size_t i = 0; i < p.sections.size(); ++i) {
     const SectionHeader& s = p.sections[i];
     if (s.size == 0) continue;
@@ -375,9 +545,26 @@ Expected<Profile> read_extbinary(Bytes data) {
         PROFKIT_TRY(r.read_context_table(c));
         break;
       case SectionType::lbr_profile:
+        if (direct != nullptr) {
+          if (!offsets_ready || p.is_cs || r.vtables_) {
+            direct->declined = true;
+            return p;
+          }
+          PROFKIT_TRY(direct->before_records(p));
+          PROFKIT_TRY(r.merge_records(c, *direct->into, direct->weight, *direct));
+          break;
+        }
         PROFKIT_TRY(r.read_records(c));
         break;
       case SectionType::func_offset_table:
+        if (direct != nullptr && !p.is_cs) {
+          PROFKIT_TRY_ASSIGN(offsets_ready, r.read_offset_table(c));
+          if (!offsets_ready) {
+            direct->declined = true;
+            return p;
+          }
+          break;
+        }
         (void)c.skip(c.remaining(), "");  // only compilers use it, to load some functions
         break;
       case SectionType::func_metadata:
@@ -425,8 +612,18 @@ Expected<Profile> read_profile(Bytes data) {
   Cursor c(data);
   auto magic = c.read_uleb128("magic");
   if (magic && *magic == kMagicBinary) return read_binary(data);
-  if (magic && *magic == kMagicExtBinary) return read_extbinary(data);
+  if (magic && *magic == kMagicExtBinary) return read_extbinary(data, nullptr);
   return read_text(data);
+}
+
+Expected<Profile> read_extbinary_merging(Bytes data, DirectMerge& direct) {
+  Cursor c(data);
+  auto magic = c.read_uleb128("magic");
+  if (!magic || *magic != kMagicExtBinary) {
+    direct.declined = true;
+    return Profile();
+  }
+  return read_extbinary(data, &direct);
 }
 
 Expected<std::vector<SectionHeader>> read_section_headers(Bytes data) {
