@@ -292,6 +292,8 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   sub->add_option("--convert-sample-profile-layout", so.convert_layout,
                   "--sample: nest (CS flat to nested) or flat (nested to flat)")
       ->check(CLI::IsMember({"nest", "flat"}));
+  sub->add_flag("--generate-merged-base-profiles", so.merged_base_profiles,
+                "--sample with nest: also merge each nested context into its base profile");
   sub->add_flag("--extbinary-write-vtable-type-prof", so.write_vtables,
                 "--sample --extbinary: keep vtable type counts");
   sub->callback([cmd, &exit_status] { exit_status = run_merge(*cmd); });

@@ -2,6 +2,7 @@
 // (format/sampleprof, io/sample_merge) and print them (report/sample_show).
 #include <cstdio>
 
+#include "format/sampleprof/convert.h"
 #include "format/sampleprof/reader.h"
 #include "format/sampleprof/writer.h"
 #include "io/mapped_file.h"
@@ -48,10 +49,6 @@ int run_sample_merge(const std::vector<WeightedPath>& inputs, const std::string&
   else if (options.format == "binary") write.format = sampleprof::Format::binary;
   else write.format = sampleprof::Format::extbinary;
   const bool ext = write.format == sampleprof::Format::extbinary;
-  if (!options.convert_layout.empty()) {
-    report_error("merge: --convert-sample-profile-layout is not supported yet");
-    return 1;
-  }
   std::string failed;
   auto merged = merge_sample_files(
       inputs, fail_any,
@@ -68,6 +65,10 @@ int run_sample_merge(const std::vector<WeightedPath>& inputs, const std::string&
     return 1;
   }
   sampleprof::Profile& profile = *merged;
+  if (options.convert_layout == "flat")
+    sampleprof::flatten_profile(profile);
+  else if (options.convert_layout == "nest")
+    sampleprof::nest_profile(profile, options.merged_base_profiles);
   if (!options.drop_profile_symbol_list) write.symbol_list = profile.symbol_list;
   if (!options.prof_sym_list.empty() &&
       !read_symbol_list(options.prof_sym_list, profile, write.symbol_list))

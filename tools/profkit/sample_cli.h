@@ -19,6 +19,7 @@ struct SampleMergeOptions {
   std::string prof_sym_list;         // file, one symbol per line
   bool drop_profile_symbol_list = false;
   std::string convert_layout;        // --convert-sample-profile-layout=nest|flat
+  bool merged_base_profiles = false; // --generate-merged-base-profiles (with nest)
   bool write_vtables = false;        // --extbinary-write-vtable-type-prof
 };
 
