@@ -152,6 +152,17 @@ def one_case(profkit, seed, workdir):
         e = compare_show(profkit, d, 'show', m + [first])
         if e:
             errors.append(e + '   [show %s %s]' % (' '.join(m), first))
+    # overlap of two inputs (the first with itself when there is one).
+    other = names[1] if len(names) > 1 else names[0]
+    opts = r.choice([[], ['--value-cutoff=%d' % r.choice([0, 1, 100, 3000])],
+                     ['--similarity-cutoff=%d' % r.choice([500000, 990000, 1000000])],
+                     ['--function=%s' % r.choice(['main', 'foo', 'x'])]])
+    rl, ol, el = run([LLVM, 'overlap', '--sample'] + opts + [first, other], d)
+    if rl >= 0:  # llvm-profdata aborts (a signal) on some degenerate inputs: not comparable
+        rp, op, ep = run([profkit, 'overlap', '--sample'] + opts + [first, other], d)
+        if (rl == 0) != (rp == 0) or (rl == 0 and ol != op):
+            errors.append('overlap %s %s %s: llvm exit %d, profkit exit %d, outputs %s' % (
+                ' '.join(opts), first, other, rl, rp, 'same' if ol == op else 'differ'))
     # Round trip: llvm-profdata's own merged outputs read back by both tools.
     for enc, out in ((['--extbinary'], 'rt.ext'), (['--extbinary', '--use-md5'], 'rt.md5'),
                      (['--binary'], 'rt.bin'), (['--extbinary', '--compress-all-sections',
