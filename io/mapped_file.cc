@@ -19,6 +19,13 @@ Unexpected os_error(const std::string& what) {
 }
 }  // namespace
 
+Unexpected MappedFile::stream_limit_error() {
+  return make_error(ErrorCode::io, kMaxStreamedInput,
+                    "read " + std::to_string(kMaxStreamedInput >> 20) +
+                        " MiB from a pipe or device without reaching its end: expected a "
+                        "profile (copy larger inputs to a regular file, which is mapped)");
+}
+
 Expected<MappedFile> MappedFile::open(const std::string& path, Access access) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return os_error("cannot open for reading");
@@ -35,7 +42,10 @@ Expected<MappedFile> MappedFile::open(const std::string& path, Access access) {
   MappedFile file;
   file.path_ = path;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    const int populate = access == Access::whole ? MAP_POPULATE : 0;
+    // Populating up front saves page faults, but not for huge files: a profile padded to
+    // gigabytes would be made resident whole although readers stop at its first error.
+    const int populate =
+        access == Access::whole && static_cast<uint64_t>(st.st_size) <= kMaxPopulate ? MAP_POPULATE : 0;
     void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | populate,
                    fd, 0);
     if (p == MAP_FAILED) {
@@ -61,6 +71,10 @@ Expected<MappedFile> MappedFile::open(const std::string& path, Access access) {
       return e;
     }
     if (n == 0) break;
+    if (data.size() + static_cast<size_t>(n) > kMaxStreamedInput) {
+      ::close(fd);
+      return stream_limit_error();
+    }
     data.insert(data.end(), chunk, chunk + n);
   }
   ::close(fd);

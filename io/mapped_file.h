@@ -11,6 +11,14 @@ namespace profkit {
 
 class MappedFile {
  public:
+  // Inputs that cannot be mapped (pipes, FIFOs, devices such as /dev/zero) are read into
+  // memory up to this size, then refused: memory stays bounded and endless inputs end.
+  static constexpr uint64_t kMaxStreamedInput = uint64_t{256} << 20;
+  // The error for an input that went past kMaxStreamedInput.
+  static Unexpected stream_limit_error();
+  // Regular files up to this size are made resident at once for Access::whole.
+  static constexpr uint64_t kMaxPopulate = uint64_t{256} << 20;
+
   // How the caller will read the file.
   enum class Access {
     some,   // parts of it (an ELF binary): pages are mapped as they are touched

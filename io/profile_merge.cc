@@ -1,5 +1,7 @@
 #include "io/profile_merge.h"
 
+#include "io/mapped_file.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -69,7 +71,8 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
   };
   struct stat st {};
   size_t size = 0;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size = static_cast<size_t>(st.st_size);
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular) size = static_cast<size_t>(st.st_size);
   buf.set_size(0);
   if (!buf.reserve(std::max<size_t>(size + 1, 1 << 16)))  // +1: EOF shows without growing
     return fail(0, "cannot allocate the input buffer: ");
@@ -83,6 +86,10 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
     if (n == 0) break;
     got += static_cast<size_t>(n);
     buf.set_size(got);
+    if (!regular && got > MappedFile::kMaxStreamedInput) {  // the same bound as MappedFile
+      ::close(fd);
+      return MappedFile::stream_limit_error();
+    }
   }
   ::close(fd);
   return {};

@@ -148,3 +148,23 @@ TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// An endless input (a device) or a FIFO that never ends ends in one error line after a
+// bounded read, under a memory limit, for every command that reads profiles.
+TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
+  for (const std::string cmd : {"show /dev/zero", "show --sample /dev/zero", "merge /dev/zero -o -",
+                                "merge --sample /dev/zero -o -", "overlap --sample /dev/zero /dev/zero",
+                                "report /dev/zero"}) {
+    const CommandResult r =
+        run("ulimit -v 1500000; timeout 60 " + sh_quote(profkit_bin()) + " " + cmd + " >/dev/null");
+    EXPECT_EQ(r.status, 1) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("/dev/zero"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("pipe or device"), std::string::npos) << cmd << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace profkit::test
