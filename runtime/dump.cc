@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,6 +260,7 @@ const char* errno_name(int e) {
     case EISDIR: return "is a directory";
     case ENOTDIR: return "not a directory";
     case EFBIG: return "file too large";
+    case EPIPE: return "broken pipe";
     case EIO: return "input/output error";
     case ENOMEM: return "out of memory";
     default: return "system error";
@@ -509,8 +512,46 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
 
 }  // namespace
 
+namespace {
+
+// Writing a profile must not kill the program: a write past `ulimit -f` raises SIGXFSZ and
+// a write to a closed pipe SIGPIPE, both fatal by default. While the dump writes, this
+// thread blocks them, so the write fails with EFBIG or EPIPE instead (reported once, the
+// partial file removed); a signal our writes left pending is taken back before the mask is
+// restored. A pending signal the program raised itself before stays pending.
+class WriteSignalGuard {
+ public:
+  WriteSignalGuard() {
+    sigemptyset(&ours_);
+    sigaddset(&ours_, SIGPIPE);
+    sigaddset(&ours_, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &ours_, &saved_);
+    sigpending(&before_);
+  }
+  ~WriteSignalGuard() {
+    sigset_t after;
+    sigpending(&after);
+    for (int sig : {SIGPIPE, SIGXFSZ}) {
+      if (!sigismember(&after, sig) || sigismember(&before_, sig)) continue;
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, sig);
+      const timespec zero{0, 0};
+      while (sigtimedwait(&one, nullptr, &zero) < 0 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+
+ private:
+  sigset_t ours_, saved_, before_;
+};
+
+}  // namespace
+
 int dump_profile(bool at_exit) {
   RuntimeScope scope;
+  WriteSignalGuard signals;
   g_dump_lock.lock();
   if (g_final_dump_done) {  // nothing after the exit dump (its data is already written)
     g_dump_lock.unlock();

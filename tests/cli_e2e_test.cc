@@ -68,6 +68,34 @@ TEST(Run, SaysHowManyProfilesWereWrittenAndWhere) {
   EXPECT_NE(r.err.find(dir + "/p.raw"), std::string::npos) << r.err;
 }
 
+// A program that allocates, waits (with a second argument) and exits with argv[1].
+std::string alloc_exit_program(const std::string& dir) {
+  write_file(dir + "/alloc_exit.c",
+             "#include <stdlib.h>\n#include <unistd.h>\n"
+             "int main(int argc, char** argv) {\n"
+             "  for (int i = 0; i < 2000; i++) { void* p = malloc(16 + i); if (i % 2) free(p); }\n"
+             "  if (argc > 2) usleep(300000);\n"
+             "  return atoi(argv[1]);\n}\n");
+  run_ok("gcc -O1 -o " + dir + "/alloc_exit " + dir + "/alloc_exit.c");
+  return dir + "/alloc_exit";
+}
+
+// Writing the profile past `ulimit -f` used to kill the program with SIGXFSZ (exit 153) and
+// leave a .tmp file; a closed pipe as the profile's stdout killed it with SIGPIPE (141).
+TEST(Run, AProfileThatCannotBeWrittenLeavesTheExitStatusAlone) {
+  const std::string dir = work_dir("sigs");
+  const std::string prog = alloc_exit_program(dir);
+  CommandResult r = run("cd " + dir + " && sh -c 'ulimit -f 1; exec " + pk() + " run -o " + dir +
+                        "/p.raw -- " + prog + " 5'");
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_NE(r.err.find("file too large"), std::string::npos) << r.err;
+  EXPECT_EQ(run("ls " + dir + " | grep -c tmp").out, "0\n");
+  r = run("(" + pk() + " run --options=log_path=stdout -- " + prog +
+          " 3 slowly; echo status=$? >&2) | sh -c 'exec 0<&-; sleep 1'");
+  EXPECT_NE(r.err.find("status=3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken pipe"), std::string::npos) << r.err;
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");

@@ -176,6 +176,10 @@ int run_program(const RunCommand& cmd) {
     _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
   }
   child_pid = pid;
+  // profkit's own messages must not end it before it can pass the program's status on (a
+  // closed stderr pipe, stderr a file past `ulimit -f`); the child kept its dispositions.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
