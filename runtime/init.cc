@@ -104,13 +104,82 @@ void exit_handler() {
   if (g.options.atexit.value) __memprof_print_accumulated_stats();
 }
 
-void dump_signal_handler(int) {
+// dump_signal: the signals it accepts are those a program is sent to ask for something
+// (termination requests, user and timer signals, real-time signals): never SIGKILL or
+// SIGSTOP (they cannot be caught), nor signals the kernel raises for a fault or an event
+// the program must see (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGCHLD,
+// SIGPIPE, SIGXFSZ, SIGXCPU, job control). After the dump the signal does what it did
+// without the runtime: the program's handler runs, or the default action is taken.
+bool acceptable_dump_signal(int64_t sig) {
+  switch (sig) {
+    case SIGHUP: case SIGINT: case SIGQUIT: case SIGTERM: case SIGUSR1: case SIGUSR2:
+    case SIGALRM: case SIGVTALRM: case SIGPROF: case SIGWINCH: case SIGURG: case SIGPWR:
+      return true;
+    default:
+      return sig >= SIGRTMIN && sig <= SIGRTMAX;
+  }
+}
+
+struct sigaction g_program_action;         // the dump signal's disposition before ours
+std::atomic<int> g_pending_default{0};     // a deferred dump's signal, default action pending
+
+// The default action of an accepted signal ends the process except for these two.
+bool default_is_ignore(int sig) { return sig == SIGWINCH || sig == SIGURG; }
+
+void take_default_action(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  raise(sig);
+}
+
+void dump_signal_handler(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  if (tls_in_runtime != 0)
-    g_dump_pending.store(true, std::memory_order_relaxed);  // dumped when the runtime is left
-  else
+  const struct sigaction& program = g_program_action;
+  const bool program_handles = (program.sa_flags & SA_SIGINFO) != 0 ||
+                               (program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN);
+  const bool ends_process =
+      !program_handles && program.sa_handler == SIG_DFL && !default_is_ignore(sig);
+  if (tls_in_runtime != 0) {  // inside the runtime: dumped (then ended) when it is left
+    if (ends_process) g_pending_default.store(sig, std::memory_order_relaxed);
+    g_dump_pending.store(true, std::memory_order_relaxed);
+  } else {
     dump_profile(false);
+    if (ends_process) take_default_action(sig);
+  }
+  if (program_handles) {
+    sigset_t saved;
+    pthread_sigmask(SIG_BLOCK, &program.sa_mask, &saved);
+    if (program.sa_flags & SA_SIGINFO)
+      program.sa_sigaction(sig, info, context);
+    else
+      program.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  }
   errno = saved_errno;
+}
+
+void install_dump_signal() {
+  const int64_t sig = g.options.dump_signal.value;
+  if (sig == 0) return;
+  if (!acceptable_dump_signal(sig)) {
+    LineWriter().str("profkit-memprof: error: dump_signal=").num(static_cast<uint64_t>(sig))
+        .str(" is not a signal a profile can be dumped on (it cannot be caught, or the program "
+             "needs it); use SIGUSR1, SIGUSR2, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, "
+             "SIGVTALRM, SIGPROF, SIGWINCH, SIGURG, SIGPWR or a real-time signal; option ignored")
+        .flush_to(2);
+    return;
+  }
+  struct sigaction action {};
+  action.sa_sigaction = dump_signal_handler;
+  action.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  sigaction(static_cast<int>(sig), &action, &g_program_action);
 }
 
 void do_init() {
@@ -146,13 +215,7 @@ void do_init() {
   if (g.options.help.value) print_option_help(print_error_line, nullptr);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(exit_handler);
-  if (g.options.dump_signal.value > 0 && g.options.dump_signal.value < 65) {
-    struct sigaction action {};
-    action.sa_handler = dump_signal_handler;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaction(static_cast<int>(g.options.dump_signal.value), &action, nullptr);
-  }
+  install_dump_signal();
   if (g.options.verbosity.value > 0)
     LineWriter().str("profkit-memprof: shadow at 0x").hex(__memprof_shadow_memory_dynamic_address)
         .str(g.histogram ? ", histogram mode" : ", normal mode")
@@ -179,6 +242,8 @@ RuntimeScope::~RuntimeScope() {
   if (--tls_in_runtime == 0 && PROFKIT_RT_UNLIKELY(g_dump_pending.load(std::memory_order_relaxed))) {
     g_dump_pending.store(false, std::memory_order_relaxed);
     dump_profile(false);
+    if (const int sig = g_pending_default.exchange(0, std::memory_order_relaxed); sig != 0)
+      take_default_action(sig);
   }
 }
 

@@ -96,6 +96,42 @@ TEST(Run, AProfileThatCannotBeWrittenLeavesTheExitStatusAlone) {
   EXPECT_NE(r.err.find("broken pipe"), std::string::npos) << r.err;
 }
 
+// dump_signal: refused for signals that cannot be caught or that the program needs; after
+// the dump the signal does what it would have done (the program's handler, or the default
+// action: SIGTERM still terminates, SIGWINCH is still ignored).
+TEST(Run, DumpSignalKeepsWhatTheSignalDoes) {
+  const std::string dir = work_dir("dumpsig");
+  write_file(dir + "/ds_prog.c",
+             "#include <signal.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
+             "static volatile sig_atomic_t got = 0;\n"
+             "static void on_usr1(int sig) { (void)sig; got = 1; }\n"
+             "int main(int argc, char** argv) {\n"
+             "  if (argc > 1 && strcmp(argv[1], \"handler\") == 0) signal(SIGUSR1, on_usr1);\n"
+             "  for (int i = 0; i < 1000; i++) { void* p = malloc(32 + i); if (i % 3) free(p); }\n"
+             "  for (int i = 0; i < 150 && !got; i++) usleep(10000);\n"
+             "  return got ? 42 : 7;\n}\n");
+  run_ok("gcc -O1 -o " + dir + "/ds_prog " + dir + "/ds_prog.c");
+  auto with_signal = [&](const std::string& option, const std::string& arg, const char* kill_sig,
+                         const std::string& out) {
+    return run("cd " + dir + " && (" + pk() + " run --options=dump_signal=" + option + " -o " +
+               dir + "/" + out + " -- ./ds_prog " + arg + " & sleep 0.5; pkill -" + kill_sig +
+               " -x ds_prog; wait $!; echo status=$?)");
+  };
+  CommandResult r = run("cd " + dir + " && " + pk() + " run --options=dump_signal=9 -- ./ds_prog");
+  EXPECT_EQ(r.status, 7);
+  EXPECT_NE(r.err.find("dump_signal=9 is not a signal"), std::string::npos) << r.err;
+  r = run("cd " + dir + " && " + pk() + " run --options=dump_signal=11 -- ./ds_prog");
+  EXPECT_NE(r.err.find("dump_signal=11 is not a signal"), std::string::npos) << r.err;
+  r = with_signal("15", "", "TERM", "term.raw");
+  EXPECT_NE(r.out.find("status=143"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("term.raw"), std::string::npos) << r.err;  // dumped before ending
+  r = with_signal("10", "handler", "USR1", "usr1.raw");
+  EXPECT_NE(r.out.find("status=42"), std::string::npos) << r.out << r.err;  // handler ran
+  EXPECT_NE(r.err.find("usr1.raw"), std::string::npos) << r.err;
+  r = with_signal("28", "", "WINCH", "winch.raw");
+  EXPECT_NE(r.out.find("status=7"), std::string::npos) << r.out << r.err;  // still ignored
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");
