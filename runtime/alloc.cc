@@ -182,7 +182,7 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   const uintptr_t user = reinterpret_cast<uintptr_t>(header + 1);
   header->size = size;
   header->context_id = context_id;
-  header->cpu = cpu;
+  header->cpu = header_cpu(cpu, g.fork_generation);
   header->timestamp_ms = timestamp;
   header->owner = state->index;
   header->origin = kSmallBlock | cls;
@@ -202,7 +202,7 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   ThreadState* state = current_thread_state();
   if (state == nullptr) return;
   header->context_id = capture_stack(caller_return, caller_frame);
-  header->cpu = current_cpu();
+  header->cpu = header_cpu(current_cpu(), g.fork_generation);
   header->timestamp_ms = now_ms();
   header->owner = state->index;
   if (g.instrumented || g.histogram) clear_shadow(user, header->size);
@@ -257,6 +257,9 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
   const bool in_runtime = tls_in_runtime != 0;
   RuntimeScope scope;
   const bool tracked = header->context_id != 0;
+  // A block inherited at fork is the parent's to report: its slot and memory are given
+  // back, but the child records no MIB for it.
+  const bool own = own_block(header, g.fork_generation);
   const bool small = (header->origin & kSmallBlock) != 0;
   const uint32_t cls = header->origin & ~kSmallBlock;
   ThreadState* owner = thread_state_at(header->owner);
@@ -276,7 +279,7 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
         owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
         owner->free_slot = slot + 1;
       }
-      record_block(&self->mibs, header, user, ts, cpu);
+      if (own) record_block(&self->mibs, header, user, ts, cpu);
       ++self->frees;
     }
     if (small) {
@@ -299,7 +302,7 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
           head, slot + 1, std::memory_order_release, std::memory_order_relaxed));
     }
     if (self != nullptr) {
-      record_block(&self->mibs, header, user, ts, cpu);
+      if (own) record_block(&self->mibs, header, user, ts, cpu);
       ++self->frees;
     }
   }

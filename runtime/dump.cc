@@ -579,7 +579,9 @@ int dump_profile(bool at_exit) {
     for (uint32_t s = 0; s < state->slots_used; ++s) {
       const uintptr_t v = state->slots[s];
       if (v == 0 || (v & 1)) continue;
-      record_block(&live, reinterpret_cast<const ChunkHeader*>(v), v + sizeof(ChunkHeader), ts, cpu);
+      const auto* header = reinterpret_cast<const ChunkHeader*>(v);
+      if (own_block(header, g.fork_generation))  // not one inherited at fork (the parent's)
+        record_block(&live, header, v + sizeof(ChunkHeader), ts, cpu);
       ++glibc_live;
     }
   }
@@ -649,7 +651,9 @@ void after_fork_child_tables() {
   g_epoch = 0;
   g_compat_appending = false;
   if (g.compat) return;  // compiler-rt's child inherits everything
-  // The parent reports what it freed before the fork; the child starts empty.
+  // The parent reports what it freed before the fork and the blocks live at the fork; the
+  // child starts empty and reports only blocks it allocated (heap.h, own_block).
+  ++g.fork_generation;
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) table_clear(&thread_state_at(t)->mibs);
 }

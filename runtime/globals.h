@@ -21,6 +21,9 @@ struct Globals {
   int init_pid = 0;
   bool exact_output = false;        // options.output names the file itself
   uint64_t max_size = uint64_t{1} << 40;
+  // 0 at start, one more in each forked child: kept in each block's header (heap.h), so a
+  // child knows the blocks it inherited, which its parent reports.
+  uint32_t fork_generation = 0;
 };
 extern Globals g;
 extern char** g_start_envp;  // the environment as passed to .preinit_array / constructors

@@ -9,6 +9,7 @@
 // block's header, which instrumented code never touches.
 #include "runtime/arena.h"
 #include "runtime/base.h"
+#include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/mib_table.h"
 #include "runtime/spin_lock.h"
@@ -153,7 +154,9 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
       // Live and tracked; the size check guards against a block being freed without a lock
       // (inside the runtime) whose free-list link has replaced its size.
       if (header->context_id == 0 || header->size > stride - sizeof(ChunkHeader)) continue;
-      record_block(table, header, at + sizeof(ChunkHeader), dealloc_ts, dealloc_cpu);
+      // Inherited at fork: live, so counted towards `at_most`, but the parent reports it.
+      if (own_block(header, g.fork_generation))
+        record_block(table, header, at + sizeof(ChunkHeader), dealloc_ts, dealloc_cpu);
       ++found;
     }
   }

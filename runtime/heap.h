@@ -60,13 +60,22 @@ inline constexpr uint32_t kRemoteBatchBytes = 8 << 10;
 struct ChunkHeader {
   uint64_t size;          // requested size
   uint32_t context_id;    // stack depot id; 0 = untracked
-  uint32_t cpu;           // sched_getcpu() at allocation
+  uint32_t cpu;           // low 16 bits: sched_getcpu() at allocation; high: fork generation
   uint32_t timestamp_ms;  // allocation time (A.7.1)
   uint32_t owner;         // thread-state index holding the slot
   uint32_t slot;          // slot index in the owner's table
   uint32_t origin;        // kSmallBlock | size class, or (user pointer - glibc block) / 16
 };
 static_assert(sizeof(ChunkHeader) == 32);
+inline constexpr uint32_t kCpuBits = 0xffff;
+// ChunkHeader::cpu for a block allocated now on `cpu` by a process of `generation`.
+inline uint32_t header_cpu(uint32_t cpu, uint32_t generation) {
+  return (cpu & kCpuBits) | (generation << 16);
+}
+// True for a block this process allocated (not one inherited from the parent at fork).
+inline bool own_block(const ChunkHeader* header, uint32_t generation) {
+  return (header->cpu >> 16) == (generation & 0xffff);
+}
 inline constexpr uintptr_t kChunkAlignment = 64;
 inline constexpr uint32_t kSmallBlock = 1u << 31;  // ChunkHeader::origin: heap.cc block
 

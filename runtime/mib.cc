@@ -195,7 +195,7 @@ void record_block(MibTable* table, const ChunkHeader* header, uintptr_t user, ui
   const uint64_t size = header->size;
   const uint64_t count = g.instrumented || g.histogram ? access_count(user, size) : 0;
   const MemInfoBlock n =
-      single_block(size, count, header->timestamp_ms, dealloc_ts, header->cpu, dealloc_cpu);
+      single_block(size, count, header->timestamp_ms, dealloc_ts, header->cpu & kCpuBits, dealloc_cpu);
   bool inserted = false;
   MibEntry* e = table_find_or_insert(table, header->context_id, &inserted);
   if (e == nullptr) return;

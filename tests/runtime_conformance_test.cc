@@ -276,8 +276,11 @@ TEST(Default, ForkedChildWritesItsOwnProfile) {
     } else {
       saw_parent = true;
       expect_counts(got, {{"parent_site:0:83>main:1:8", 1, 1, 1, 1, 48},
+                          {"parent_site:0:83>main:1:31", 1, 1, 1, 1, 48},
                           {"parent_site:0:83>main:9:8", 1, 1, 1, 1, 48}}, "parent");
-      EXPECT_EQ(got.size(), 2u);
+      // main:1:30 is live at the fork and freed by the child: the parent reports it (live
+      // at its exit), the child does not (a merge of both profiles counts it once).
+      EXPECT_EQ(got.size(), 3u);
     }
   }
   EXPECT_TRUE(saw_parent && saw_child);
@@ -306,7 +309,7 @@ TEST(Default, DumpsAreCompleteSnapshotsAndResetStartsANewFile) {
 
 TEST(Default, DumpOnChosenSignal) {
   const Binaries& b = build("signal", "signal.c");
-  const auto files = profile(b.ours, "signal", "dump_signal=10", "", 3);
+  const auto files = profile(b.ours, "signal", "dump_signal=28", "", 3);
   ASSERT_EQ(files.size(), 1u);
   expect_counts(show(b.ours, files[0]), {{"before_signal:1:43>main:1:3", 7, 7, 1, 1, 280}},
                 "signal");

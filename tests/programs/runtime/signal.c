@@ -1,5 +1,6 @@
-/* A dump on a signal chosen by option (dump_signal=10): the program raises SIGUSR1 after
-   its first phase and leaves with _exit, so only the signal's dump exists. */
+/* A dump on a signal chosen by option (dump_signal=28): the program raises SIGWINCH, whose
+   default action is to do nothing (so it goes on), after its first phase and leaves with
+   _exit, so only the signal's dump exists. */
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,6 +10,6 @@ __attribute__((noinline, disable_tail_calls)) void before_signal(void) {
 }
 int main(void) {
   before_signal();
-  raise(SIGUSR1);
+  raise(SIGWINCH);
   _exit(3);
 }
