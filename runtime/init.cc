@@ -83,11 +83,18 @@ void load_options() {
 
 // Reserves the shadow for the whole 47-bit user address space: HighMemEnd >> 3 bytes,
 // MAP_NORESERVE so only touched pages cost memory (docs/formats/memprof.md A.4).
+// Reserves the shadow (1/8 of the address space, never committed up front). Allocation-only
+// mode (`profkit run`: no -fmemory-profile code) does not need it: there, a failure (as
+// under `ulimit -v`) only turns off the histogram option, which reads the shadow.
 void reserve_shadow() {
   const size_t size = (size_t{1} << 47) >> 3;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
+    if (!g.instrumented) {
+      g.histogram = false;
+      return;
+    }
     LineWriter().str("profkit-memprof: error: cannot reserve the shadow memory (errno ")
         .num(static_cast<uint64_t>(errno)).str(")").flush_to(2);
     _exit(1);  // instrumented code would fault on its first access

@@ -132,6 +132,17 @@ TEST(Run, DumpSignalKeepsWhatTheSignalDoes) {
   EXPECT_NE(r.out.find("status=7"), std::string::npos) << r.out << r.err;  // still ignored
 }
 
+// Allocation-only mode reserves no shadow memory it does not need: under `ulimit -v` the
+// runtime's 16 TiB shadow reservation failed and ended the program with exit 1.
+TEST(Run, WorksUnderAnAddressSpaceLimit) {
+  const std::string dir = work_dir("ulimitv");
+  const std::string prog = alloc_exit_program(dir);
+  const CommandResult r = run("cd " + dir + " && ulimit -v 2000000 && " + pk() + " run -o " +
+                              dir + "/p.raw -- " + prog + " 4");
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");
