@@ -68,15 +68,6 @@ void append_fixed2(std::string& out, double v) {
   out.append(buf, res.ptr);
 }
 
-// Writes printf-style text; used for the few lines whose float rendering (%g of a value
-// computed in single precision) must match LLVM's exactly.
-template <class... Args>
-void append_printf(std::string& out, const char* format, Args... args) {
-  char buf[512];
-  int n = std::snprintf(buf, sizeof buf, format, args...);
-  if (n > 0) out.append(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
-}
-
 // NameRef -> name, as LLVM's reader symbol table resolves it for `show`: the record
 // names, the extra names the file defines and vtable names; "" when unknown.
 class NameTable {

@@ -70,13 +70,6 @@ void match_join(const Map& a, const Map& b, Visit visit) {
   }
 }
 
-template <class... Args>
-void append_printf(std::string& out, const char* format, Args... args) {
-  char buf[64];
-  const int n = std::snprintf(buf, sizeof buf, format, args...);
-  if (n > 0) out.append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
-}
-
 class Aggregator {
  public:
   Aggregator(uint64_t base_hot, uint64_t test_hot, double low_similarity)
@@ -280,11 +273,6 @@ Expected<uint64_t> hot_threshold(const sampleprof::Summary& s, const std::string
                     name + ": the profile summary has no entry for the 99% cutoff");
 }
 
-void pad_to(std::string& out, size_t line_start, size_t column) {
-  const size_t at = out.size() - line_start;
-  out.append(at < column ? column - at : 1, ' ');
-}
-
 }  // namespace
 
 Expected<std::string> overlap_sample(const Profile& base, const Profile& test,
@@ -317,27 +305,23 @@ Expected<std::string> overlap_sample(const Profile& base, const Profile& test,
   append_printf(out, "    percentage of samples unique in test profile: %.3f%%\n", test_unique * 100);
   out += "    total samples in base profile: " + std::to_string(p.base_sample) + "\n";
   out += "    total samples in test profile: " + std::to_string(p.test_sample) + "\n";
-  append_printf(out, "  Function overlap: %.3f%%\n",
-                static_cast<double>(p.overlap_count) / p.union_count * 100);
-  out += "    overlap functions: " + std::to_string(p.overlap_count) + "\n";
-  out += "    functions unique in base profile: " + std::to_string(p.base_unique_count) + "\n";
-  out += "    functions unique in test profile: " + std::to_string(p.test_unique_count) + "\n";
+  // "X overlap: P%" and its three counts, for functions, hot functions and hot blocks.
+  auto section = [&](const char* title, const char* unit, uint64_t overlap_count,
+                     uint64_t union_count, uint64_t base_unique, uint64_t test_unique) {
+    append_printf(out, "  %s overlap: %.3f%%\n", title,
+                  static_cast<double>(overlap_count) / union_count * 100);
+    out += std::string("    overlap ") + unit + ": " + std::to_string(overlap_count) + "\n";
+    out += std::string("    ") + unit + " unique in base profile: " + std::to_string(base_unique) + "\n";
+    out += std::string("    ") + unit + " unique in test profile: " + std::to_string(test_unique) + "\n";
+  };
+  section("Function", "functions", p.overlap_count, p.union_count, p.base_unique_count,
+          p.test_unique_count);
   const OverlapStats& hf = a.hot_functions;
-  append_printf(out, "  Hot-function overlap: %.3f%%\n",
-                static_cast<double>(hf.overlap_count) / hf.union_count * 100);
-  out += "    overlap hot functions: " + std::to_string(hf.overlap_count) + "\n";
-  out += "    hot functions unique in base profile: " +
-         std::to_string(hf.base_count - hf.overlap_count) + "\n";
-  out += "    hot functions unique in test profile: " +
-         std::to_string(hf.test_count - hf.overlap_count) + "\n";
+  section("Hot-function", "hot functions", hf.overlap_count, hf.union_count,
+          hf.base_count - hf.overlap_count, hf.test_count - hf.overlap_count);
   const OverlapStats& hb = a.hot_blocks;
-  append_printf(out, "  Hot-block overlap: %.3f%%\n",
-                static_cast<double>(hb.overlap_count) / hb.union_count * 100);
-  out += "    overlap hot blocks: " + std::to_string(hb.overlap_count) + "\n";
-  out += "    hot blocks unique in base profile: " +
-         std::to_string(hb.base_count - hb.overlap_count) + "\n";
-  out += "    hot blocks unique in test profile: " +
-         std::to_string(hb.test_count - hb.overlap_count) + "\n";
+  section("Hot-block", "hot blocks", hb.overlap_count, hb.union_count,
+          hb.base_count - hb.overlap_count, hb.test_count - hb.overlap_count);
   if (a.listed.empty()) return out;
   const size_t columns[] = {0, 15, 30, 43, 53, 67, 81, 96, 111};
   const char* titles[] = {"Base weight", "Test weight", "Similarity", "Overlap", "Base unique",
@@ -345,7 +329,7 @@ Expected<std::string> overlap_sample(const Profile& base, const Profile& test,
   out += "Function-level details:\n";
   size_t line = out.size();
   for (int i = 0; i < 9; ++i) {
-    if (i > 0) pad_to(out, line, columns[i]);
+    if (i > 0) pad_to_column(out, line, columns[i]);
     out += titles[i];
   }
   out += "\n";
@@ -354,22 +338,16 @@ Expected<std::string> overlap_sample(const Profile& base, const Profile& test,
     const double ov = f.union_sample > 0 ? static_cast<double>(f.overlap_sample) / f.union_sample : 0;
     const double bu = f.base_sample > 0 ? static_cast<double>(f.base_unique_sample) / f.base_sample : 0;
     const double tu = f.test_sample > 0 ? static_cast<double>(f.test_unique_sample) / f.test_sample : 0;
-    append_printf(out, "%.2f%%", f.base_weight * 100);
-    pad_to(out, line, columns[1]);
-    append_printf(out, "%.2f%%", f.test_weight * 100);
-    pad_to(out, line, columns[2]);
-    append_printf(out, "%.2f%%", f.similarity * 100);
-    pad_to(out, line, columns[3]);
-    append_printf(out, "%.2f%%", ov * 100);
-    pad_to(out, line, columns[4]);
-    append_printf(out, "%.2f%%", bu * 100);
-    pad_to(out, line, columns[5]);
-    append_printf(out, "%.2f%%", tu * 100);
-    pad_to(out, line, columns[6]);
+    const double percents[] = {f.base_weight, f.test_weight, f.similarity, ov, bu, tu};
+    for (int i = 0; i < 6; ++i) {
+      if (i > 0) pad_to_column(out, line, columns[i]);
+      append_printf(out, "%.2f%%", percents[i] * 100);
+    }
+    pad_to_column(out, line, columns[6]);
     out += std::to_string(f.base_sample);
-    pad_to(out, line, columns[7]);
+    pad_to_column(out, line, columns[7]);
     out += std::to_string(f.test_sample);
-    pad_to(out, line, columns[8]);
+    pad_to_column(out, line, columns[8]);
     out += f.test_name + "\n";
   }
   return out;

@@ -6,19 +6,13 @@
 
 #include "format/bytes/number_text.h"
 #include "format/sampleprof/layout.h"
+#include "format/sampleprof/writer.h"
 
 namespace profkit::report {
 namespace {
 
 using sampleprof::FunctionSamples;
 using sampleprof::Profile;
-
-template <class... Args>
-void append_printf(std::string& out, const char* format, Args... args) {
-  char buf[128];
-  const int n = std::snprintf(buf, sizeof buf, format, args...);
-  if (n > 0) out.append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
-}
 
 // FunctionSamples::print: the checksum, the totals, the body, then the inlinees.
 void print_samples(std::string& out, const FunctionSamples& f, unsigned indent) {
@@ -33,20 +27,6 @@ void print_samples(std::string& out, const FunctionSamples& f, unsigned indent) 
   out += ", ";
   append_decimal(out, f.body.size());
   out += " sampled lines\n";
-  auto vtables = [&](sampleprof::LineLocation loc) {
-    auto it = f.vtables.find(loc);
-    if (it == f.vtables.end()) return;
-    out.append(indent + 2, ' ');
-    loc.append_to(out);
-    out += ": vtables: ";
-    for (const auto& [type, n] : it->second) {
-      type.append_to(out);
-      out.push_back(':');
-      append_decimal(out, n);
-      out.push_back(' ');
-    }
-    out.push_back('\n');
-  };
   out.append(indent, ' ');
   if (!f.body.empty()) {
     out += "Samples collected in the function's body {\n";
@@ -65,7 +45,7 @@ void print_samples(std::string& out, const FunctionSamples& f, unsigned indent) 
         }
       }
       out.push_back('\n');
-      vtables(loc);
+      sampleprof::append_vtable_line(out, f, loc, indent + 2, ": vtables: ");
     }
     out.append(indent, ' ');
     out += "}\n";
@@ -84,7 +64,7 @@ void print_samples(std::string& out, const FunctionSamples& f, unsigned indent) 
         out += ": ";
         print_samples(out, samples, indent + 4);
       }
-      vtables(loc);
+      sampleprof::append_vtable_line(out, f, loc, indent + 2, ": vtables: ");
     }
     out.append(indent, ' ');
     out += "}\n";
@@ -174,6 +154,16 @@ class Json {
   bool after_key_ = false;
 };
 
+// "line" and, when not 0, "discriminator" of a location.
+void json_location(Json& j, sampleprof::LineLocation loc) {
+  j.key("line");
+  j.value(loc.line);
+  if (loc.discriminator != 0) {
+    j.key("discriminator");
+    j.value(loc.discriminator);
+  }
+}
+
 void json_function(Json& j, const FunctionSamples& f, bool top) {
   j.begin_object();
   j.key("name");
@@ -189,12 +179,7 @@ void json_function(Json& j, const FunctionSamples& f, bool top) {
     j.begin_array();
     for (const auto& [loc, rec] : f.body) {
       j.begin_object();
-      j.key("line");
-      j.value(loc.line);
-      if (loc.discriminator != 0) {
-        j.key("discriminator");
-        j.value(loc.discriminator);
-      }
+      json_location(j, loc);
       j.key("samples");
       j.value(rec.samples);
       if (!rec.targets.empty()) {
@@ -217,22 +202,15 @@ void json_function(Json& j, const FunctionSamples& f, bool top) {
   if (!f.callsites.empty()) {
     j.key("callsites");
     j.begin_array();
-    for (const auto& [loc, callees] : f.callsites) {
-      for (const auto& [callee, samples] : callees) {
-        j.begin_object();
-        j.key("line");
-        j.value(loc.line);
-        if (loc.discriminator != 0) {
-          j.key("discriminator");
-          j.value(loc.discriminator);
-        }
-        j.key("samples");
-        j.begin_array();
-        json_function(j, samples, false);
-        j.end_array();
-        j.end_object();
-      }
-    }
+    sampleprof::for_each_inlinee(f, [&](sampleprof::LineLocation loc, const FunctionSamples& inlinee) {
+      j.begin_object();
+      json_location(j, loc);
+      j.key("samples");
+      j.begin_array();
+      json_function(j, inlinee, false);
+      j.end_array();
+      j.end_object();
+    });
     j.end_array();
   }
   j.end_object();
@@ -260,12 +238,6 @@ void print_summary(std::string& out, const sampleprof::Summary& s) {
     append_decimal(out, e.min_count);
     append_printf(out, " account for %0.6g%% of the total counts.\n", static_cast<double>(cut));
   }
-}
-
-// Pads to `column` with at least one space (formatted_raw_ostream::PadToColumn).
-void pad_to(std::string& out, size_t line_start, size_t column) {
-  const size_t at = out.size() - line_start;
-  out.append(at < column ? column - at : 1, ' ');
 }
 
 void hot_function_list(std::string& out, const Profile& profile, uint32_t topn) {
@@ -305,7 +277,7 @@ void hot_function_list(std::string& out, const Profile& profile, uint32_t topn) 
   const size_t columns[] = {0, 24, 42, 58};
   const char* titles[] = {"Total sample (%)", "Max sample", "Entry sample", "Function name"};
   for (int i = 0; i < 4; ++i) {
-    pad_to(out, line, columns[i]);
+    pad_to_column(out, line, columns[i]);
     out += titles[i];
   }
   out.push_back('\n');
@@ -314,15 +286,15 @@ void hot_function_list(std::string& out, const Profile& profile, uint32_t topn) 
     if (topn != 0 && shown++ == topn) break;
     const FunctionSamples& f = *entry.first;
     line = out.size();
-    pad_to(out, line, columns[0]);
+    pad_to_column(out, line, columns[0]);
     append_decimal(out, f.total);
     append_printf(out, " (%.2f%%)",
                   total > 0 ? static_cast<double>(f.total) * 100.0 / static_cast<double>(total) : 0.0);
-    pad_to(out, line, columns[1]);
+    pad_to_column(out, line, columns[1]);
     append_decimal(out, entry.second);
-    pad_to(out, line, columns[2]);
+    pad_to_column(out, line, columns[2]);
     append_decimal(out, f.head_estimate(profile.is_cs));
-    pad_to(out, line, columns[3]);
+    pad_to_column(out, line, columns[3]);
     out += f.context_string();
     out.push_back('\n');
   }

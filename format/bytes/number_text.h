@@ -3,8 +3,10 @@
 // field of spaces (printf's "%*" width). One home for what every text writer needs.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,22 @@ inline void append_hex(std::string& out, uint64_t v, size_t width = 0) {
   char buf[16];
   const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
   append_padded(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)), width);
+}
+
+// printf-style text, for the few outputs whose float rendering must match a C printf
+// exactly (LLVM's `format("%.2f%%")`, `%0.6g` of a float). At most 511 characters.
+template <class... Args>
+void append_printf(std::string& out, const char* format, Args... args) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof buf, format, args...);
+  if (n > 0) out.append(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+// Pads the line that starts at out[line_start] with spaces to `column`, always at least one
+// (llvm::formatted_raw_ostream::PadToColumn, which LLVM's tables are laid out with).
+inline void pad_to_column(std::string& out, size_t line_start, size_t column) {
+  const size_t at = out.size() - line_start;
+  out.append(at < column ? column - at : 1, ' ');
 }
 
 }  // namespace profkit

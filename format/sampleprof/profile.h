@@ -139,6 +139,20 @@ struct FunctionSamples {
   uint64_t max_body_samples() const;
 };
 
+// Calls fn(location, inlinee) for every inlinee of `f`, in location then name order.
+template <class Fn>
+void for_each_inlinee(const FunctionSamples& f, Fn fn) {
+  for (const auto& [loc, callees] : f.callsites)
+    for (const auto& [name, inlinee] : callees) fn(loc, inlinee);
+}
+
+// How many inlinees `f` has (at all locations).
+inline uint64_t inlinee_count(const FunctionSamples& f) {
+  uint64_t n = 0;
+  for (const auto& [loc, callees] : f.callsites) n += callees.size();
+  return n;
+}
+
 // Order of contexts: frame by frame (name, then location), a prefix first; context-less
 // profiles by name.
 bool context_less(const FunctionSamples& a, const FunctionSamples& b);

@@ -116,9 +116,7 @@ class BinaryReader {
       for (uint32_t j = 0; j < frames; ++j) {
         Frame f;
         PROFKIT_TRY_ASSIGN(f.name, read_name(c));
-        PROFKIT_TRY_ASSIGN(f.location.line, read_line(c));
-        PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-        f.location.discriminator = static_cast<uint32_t>(disc);
+        PROFKIT_TRY(read_location(c, f.location));
         context.push_back(f);
       }
       contexts_.push_back(std::move(context));
@@ -229,9 +227,7 @@ class BinaryReader {
     auto hint = f != nullptr ? f->body.begin() : decltype(f->body.begin())();
     for (uint32_t i = 0; i < records; ++i) {
       LineLocation loc;
-      PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
-      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY(read_location(c, loc));
       PROFKIT_TRY_ASSIGN(uint64_t samples, uleb(c, "a sample count"));
       PROFKIT_TRY_ASSIGN(uint32_t targets, uleb32(c, "the number of call targets"));
       SampleRecord* rec = nullptr;
@@ -260,10 +256,7 @@ class BinaryReader {
     PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
     for (uint32_t i = 0; i < callsites; ++i) {
       LineLocation loc;
-      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
-      loc.line = static_cast<uint32_t>(line);
-      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY(read_callsite_location(c, loc));
       PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
       PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
       FunctionSamples* inlinee = nullptr;
@@ -279,6 +272,37 @@ class BinaryReader {
       }
       PROFKIT_TRY(merge_body(c, inlinee, weight, result, depth + 1));
     }
+    if (!vtables_) return {};
+    PROFKIT_TRY_ASSIGN(uint32_t sites, uleb32(c, "the number of vtable sites"));
+    for (uint32_t i = 0; i < sites; ++i) {
+      LineLocation loc;
+      PROFKIT_TRY(read_location(c, loc));
+      PROFKIT_TRY_ASSIGN(uint32_t types, uleb32(c, "the number of vtable types"));
+      for (uint32_t j = 0; j < types; ++j) {
+        PROFKIT_TRY_ASSIGN(FunctionId type, read_name(c));
+        PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a vtable count"));
+        if (f == nullptr) continue;
+        uint64_t& count = f->vtables[loc][type];
+        count = saturating_add_mul(count, n, weight, result);
+      }
+    }
+    return {};
+  }
+
+  // A body record's location (the line checked, the discriminator cut to 32 bits).
+  Expected<void> read_location(Cursor& c, LineLocation& loc) {
+    PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
+    PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+    loc.discriminator = static_cast<uint32_t>(disc);
+    return {};
+  }
+
+  // An inlinee's location: the line is not checked (LLVM does not), only cut to 32 bits.
+  Expected<void> read_callsite_location(Cursor& c, LineLocation& loc) {
+    PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
+    loc.line = static_cast<uint32_t>(line);
+    PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
+    loc.discriminator = static_cast<uint32_t>(disc);
     return {};
   }
 
@@ -343,69 +367,15 @@ class BinaryReader {
     PROFKIT_TRY_ASSIGN(uint64_t head, uleb(c, "a function's head samples"));
     FunctionSamples fresh;
     PROFKIT_TRY_ASSIGN(uint64_t key, read_top_key(c, &fresh));
-    auto [it, inserted] = p_.functions.try_emplace(key);
-    FunctionSamples& f = it->second;
+    PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
+    FunctionSamples& f = p_.functions[key];
     f.name = fresh.name;
     f.context = std::move(fresh.context);
     f.attributes = 0;
     MergeResult ignored = MergeResult::ok;  // LLVM's binary readers ignore overflow
     f.head = saturating_add_mul(f.head, head, 1, ignored);
-    return read_body(c, f, 0);
-  }
-
-  Expected<void> read_body(Cursor& c, FunctionSamples& f, uint32_t depth) {
-    if (depth > kMaxInlineDepth)
-      return c.fail(ErrorCode::malformed, "inlinees nested deeper than " +
-                                              std::to_string(kMaxInlineDepth) + " levels");
-    MergeResult ignored = MergeResult::ok;
-    PROFKIT_TRY_ASSIGN(uint64_t total, uleb(c, "a function's total samples"));
     f.total = saturating_add_mul(f.total, total, 1, ignored);
-    PROFKIT_TRY_ASSIGN(uint32_t records, uleb32(c, "the number of body records"));
-    for (uint32_t i = 0; i < records; ++i) {
-      LineLocation loc;
-      PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
-      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-      loc.discriminator = static_cast<uint32_t>(disc);
-      PROFKIT_TRY_ASSIGN(uint64_t samples, uleb(c, "a sample count"));
-      PROFKIT_TRY_ASSIGN(uint32_t targets, uleb32(c, "the number of call targets"));
-      for (uint32_t j = 0; j < targets; ++j) {
-        PROFKIT_TRY_ASSIGN(FunctionId target, read_name(c));
-        PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a call target count"));
-        (void)f.add_target(loc, target, n);
-      }
-      (void)f.add_body(loc, samples);
-    }
-    PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
-    for (uint32_t i = 0; i < callsites; ++i) {
-      LineLocation loc;
-      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
-      loc.line = static_cast<uint32_t>(line);
-      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-      loc.discriminator = static_cast<uint32_t>(disc);
-      PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
-      FunctionSamples& inlinee = f.callsites[loc][callee];
-      inlinee.name = callee;
-      inlinee.context.clear();
-      inlinee.attributes = 0;
-      PROFKIT_TRY(read_body(c, inlinee, depth + 1));
-    }
-    if (vtables_) {
-      PROFKIT_TRY_ASSIGN(uint32_t sites, uleb32(c, "the number of vtable sites"));
-      for (uint32_t i = 0; i < sites; ++i) {
-        LineLocation loc;
-        PROFKIT_TRY_ASSIGN(loc.line, read_line(c));
-        PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-        loc.discriminator = static_cast<uint32_t>(disc);
-        PROFKIT_TRY_ASSIGN(uint32_t types, uleb32(c, "the number of vtable types"));
-        auto& map = f.vtables[loc];
-        for (uint32_t j = 0; j < types; ++j) {
-          PROFKIT_TRY_ASSIGN(FunctionId type, read_name(c));
-          PROFKIT_TRY_ASSIGN(uint64_t n, uleb(c, "a vtable count"));
-          map[type] = saturating_add_mul(map[type], n, 1, ignored);
-        }
-      }
-    }
-    return {};
+    return merge_body(c, &f, 1, ignored, 0);
   }
 
   Expected<void> read_metadata_entry(Cursor& c, FunctionSamples* f, bool probe, bool attributes,
@@ -426,10 +396,7 @@ class BinaryReader {
     PROFKIT_TRY_ASSIGN(uint32_t callsites, uleb32(c, "the number of inlined callsites"));
     for (uint32_t i = 0; i < callsites; ++i) {
       LineLocation loc;
-      PROFKIT_TRY_ASSIGN(uint64_t line, uleb(c, "a callsite line offset"));
-      loc.line = static_cast<uint32_t>(line);
-      PROFKIT_TRY_ASSIGN(uint64_t disc, uleb(c, "a discriminator"));
-      loc.discriminator = static_cast<uint32_t>(disc);
+      PROFKIT_TRY(read_callsite_location(c, loc));
       PROFKIT_TRY_ASSIGN(FunctionId callee, read_name(c));
       FunctionSamples* inlinee = nullptr;
       if (f != nullptr) {

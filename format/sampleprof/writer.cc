@@ -12,6 +12,22 @@ namespace profkit::sampleprof {
 
 // ---- text ------------------------------------------------------------------------------
 
+void append_vtable_line(std::string& out, const FunctionSamples& f, LineLocation loc,
+                        unsigned indent, std::string_view label) {
+  auto it = f.vtables.find(loc);
+  if (it == f.vtables.end() || it->second.empty()) return;
+  out.append(indent, ' ');
+  loc.append_to(out);
+  out += label;
+  for (const auto& [type, n] : it->second) {
+    type.append_to(out);
+    out.push_back(':');
+    append_decimal(out, n);
+    out.push_back(' ');
+  }
+  out.push_back('\n');
+}
+
 void append_text(std::string& out, const FunctionSamples& f, const Profile& profile,
                  unsigned indent, bool mark_flat) {
   if (profile.is_cs) {
@@ -28,20 +44,6 @@ void append_text(std::string& out, const FunctionSamples& f, const Profile& prof
     append_decimal(out, f.head);
   }
   out.push_back('\n');
-  auto vtable_line = [&](LineLocation loc, unsigned ind) {
-    auto it = f.vtables.find(loc);
-    if (it == f.vtables.end() || it->second.empty()) return;
-    out.append(ind, ' ');
-    loc.append_to(out);
-    out += ": vtables ";
-    for (const auto& [type, n] : it->second) {
-      type.append_to(out);
-      out.push_back(':');
-      append_decimal(out, n);
-      out.push_back(' ');
-    }
-    out.push_back('\n');
-  };
   for (const auto& [loc, rec] : f.body) {
     out.append(indent + 1, ' ');
     loc.append_to(out);
@@ -54,7 +56,7 @@ void append_text(std::string& out, const FunctionSamples& f, const Profile& prof
       append_decimal(out, n);
     }
     out.push_back('\n');
-    vtable_line(loc, indent + 1);
+    append_vtable_line(out, f, loc, indent + 1, ": vtables ");
   }
   for (const auto& [loc, callees] : f.callsites) {
     for (const auto& [callee, samples] : callees) {
@@ -63,7 +65,7 @@ void append_text(std::string& out, const FunctionSamples& f, const Profile& prof
       out += ": ";
       append_text(out, samples, profile, indent + 1);
     }
-    vtable_line(loc, indent + 1);
+    append_vtable_line(out, f, loc, indent + 1, ": vtables ");
   }
   if (profile.is_probe_based) {
     out.append(indent + 1, ' ');
@@ -100,6 +102,11 @@ struct FunctionIdEq {
     return a.is_md5() == b.is_md5() && (a.is_md5() ? a.md5 == b.md5 : a.name == b.name);
   }
 };
+
+void append_location(std::string& out, LineLocation loc) {
+  append_uleb128(out, loc.line);
+  append_uleb128(out, loc.discriminator);
+}
 
 class BinaryWriter {
  public:
@@ -179,8 +186,7 @@ class BinaryWriter {
     append_uleb128(out, f.total);
     append_uleb128(out, f.body.size());
     for (const auto& [loc, rec] : f.body) {
-      append_uleb128(out, loc.line);
-      append_uleb128(out, loc.discriminator);
+      append_location(out, loc);
       append_uleb128(out, rec.samples);
       append_uleb128(out, rec.targets.size());
       for (const auto& [target, n] : rec.sorted_targets()) {
@@ -188,22 +194,16 @@ class BinaryWriter {
         append_uleb128(out, n);
       }
     }
-    uint64_t callsites = 0;
-    for (const auto& [loc, callees] : f.callsites) callsites += callees.size();
-    append_uleb128(out, callsites);
-    for (const auto& [loc, callees] : f.callsites) {
-      for (const auto& [callee, samples] : callees) {
-        append_uleb128(out, loc.line);
-        append_uleb128(out, loc.discriminator);
-        append_uleb128(out, name_index(samples.name));
-        write_body(out, samples);
-      }
-    }
+    append_uleb128(out, inlinee_count(f));
+    for_each_inlinee(f, [&](LineLocation loc, const FunctionSamples& inlinee) {
+      append_location(out, loc);
+      append_uleb128(out, name_index(inlinee.name));
+      write_body(out, inlinee);
+    });
     if (options_.write_vtables) {
       append_uleb128(out, f.vtables.size());
       for (const auto& [loc, types] : f.vtables) {
-        append_uleb128(out, loc.line);
-        append_uleb128(out, loc.discriminator);
+        append_location(out, loc);
         append_uleb128(out, types.size());
         for (const auto& [type, n] : types) {
           append_uleb128(out, name_index(type));
@@ -218,16 +218,11 @@ class BinaryWriter {
     if (profile_.is_probe_based) append_uleb128(out, f.checksum);
     if (profile_.is_cs || profile_.is_preinlined) append_uleb128(out, f.attributes);
     if (profile_.is_cs) return;
-    uint64_t callsites = 0;
-    for (const auto& [loc, callees] : f.callsites) callsites += callees.size();
-    append_uleb128(out, callsites);
-    for (const auto& [loc, callees] : f.callsites) {
-      for (const auto& [callee, samples] : callees) {
-        append_uleb128(out, loc.line);
-        append_uleb128(out, loc.discriminator);
-        write_metadata(out, samples, false);
-      }
-    }
+    append_uleb128(out, inlinee_count(f));
+    for_each_inlinee(f, [&](LineLocation loc, const FunctionSamples& inlinee) {
+      append_location(out, loc);
+      write_metadata(out, inlinee, false);
+    });
   }
 
   uint64_t name_index(const FunctionId& id) const {
@@ -240,12 +235,10 @@ class BinaryWriter {
   void add_names(const FunctionSamples& f) {
     for (const auto& [loc, rec] : f.body)
       for (const auto& [target, n] : rec.targets) add_name(target);
-    for (const auto& [loc, callees] : f.callsites) {
-      for (const auto& [callee, samples] : callees) {
-        add_name(samples.name);
-        add_names(samples);
-      }
-    }
+    for_each_inlinee(f, [&](LineLocation, const FunctionSamples& inlinee) {
+      add_name(inlinee.name);
+      add_names(inlinee);
+    });
     if (options_.write_vtables)
       for (const auto& [loc, types] : f.vtables)
         for (const auto& [type, n] : types) add_name(type);

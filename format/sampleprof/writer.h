@@ -29,6 +29,11 @@ struct WriteOptions {
 // in the binary format), as llvm-profdata does.
 Expected<std::string> write_profile(const Profile& profile, const WriteOptions& options);
 
+// The vtable counts of `f` at `loc` as one line ("LOC" + label + "TYPE:N " ...), if any:
+// the text format's label is ": vtables ", show's ": vtables: ".
+void append_vtable_line(std::string& out, const FunctionSamples& f, LineLocation loc,
+                        unsigned indent, std::string_view label);
+
 // The text encoding of one profile (and its inlinees) at `indent`, as in a text file.
 void append_text(std::string& out, const FunctionSamples& f, const Profile& profile,
                  unsigned indent, bool mark_flat = false);
