@@ -44,6 +44,9 @@ MERGE_MODES = [
     ['--extbinary', '--convert-sample-profile-layout=nest', '--generate-merged-base-profiles'],
     ['--text', '--convert-sample-profile-layout=flat'],
     ['--extbinary', '--convert-sample-profile-layout=flat'],
+    ['--text', '--function=o'],
+    ['--extbinary', '--no-function=^x|main'],
+    ['--extbinary', '--function=main', '--no-function=foo'],
 ]
 SHOW_MODES = [
     [],

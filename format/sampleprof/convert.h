@@ -2,7 +2,7 @@
 // inlinee becomes a top-level profile; CS contexts merge into their leaf function) and nest
 // (CS contexts become inlinees of their callers' profiles). Both follow llvm-profdata 22
 // step for step, including the order of insertions into and erasures from the profile map,
-// which decides the FuncMetadata order of extbinary output (docs/formats/sampleprof.md 5.4).
+// which decides the FuncMetadata order of extbinary output (docs/formats/sampleprof.md 5.5).
 #pragma once
 
 #include "format/sampleprof/profile.h"

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "format/bytes/cursor.h"
@@ -40,7 +42,31 @@ class Merger {
   bool probe_seen_ = false, cs_seen_ = false;
 };
 
+// `merge --function` / `--no-function`: drops the top-level profiles whose context string
+// (the name, or "main:3 @ foo") `keep` does not match or `drop` matches (either may be null;
+// unanchored search); an MD5 profile's decimal name also matches the MD5 of the pattern
+// text itself. Erases in map order, as llvm-profdata does. Returns how many were dropped.
+template <class Pattern>
+size_t filter_functions(Profile& profile, const Pattern* keep, const Pattern* drop,
+                        const std::string& keep_text, const std::string& drop_text);
+
 // The text of a MergeResult as llvm-profdata prints it ("Counter overflow", ...).
 std::string_view merge_result_text(MergeResult r);
+
+template <class Pattern>
+size_t filter_functions(Profile& profile, const Pattern* keep, const Pattern* drop,
+                        const std::string& keep_text, const std::string& drop_text) {
+  const std::string keep_md5 = std::to_string(FunctionId(keep_text).hash());
+  const std::string drop_md5 = std::to_string(FunctionId(drop_text).hash());
+  const size_t before = profile.functions.size();
+  for (auto it = profile.functions.begin(); it != profile.functions.end();) {
+    const std::string name = it->second.context_string();
+    const bool md5 = it->second.name.is_md5();
+    const bool dropped = (drop != nullptr && (drop->matches(name) || (md5 && name == drop_md5))) ||
+                         (keep != nullptr && !(keep->matches(name) || (md5 && name == keep_md5)));
+    it = dropped ? profile.functions.erase(it) : std::next(it);
+  }
+  return before - profile.functions.size();
+}
 
 }  // namespace profkit::sampleprof

@@ -292,6 +292,10 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   sub->add_option("--convert-sample-profile-layout", so.convert_layout,
                   "--sample: nest (CS flat to nested) or flat (nested to flat)")
       ->check(CLI::IsMember({"nest", "flat"}));
+  sub->add_option("--function", so.function,
+                  "--sample: keep only profiles whose name or context matches this regex");
+  sub->add_option("--no-function", so.no_function,
+                  "--sample: leave out profiles whose name or context matches this regex");
   sub->add_flag("--generate-merged-base-profiles", so.merged_base_profiles,
                 "--sample with nest: also merge each nested context into its base profile");
   sub->add_flag("--extbinary-write-vtable-type-prof", so.write_vtables,

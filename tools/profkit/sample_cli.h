@@ -21,6 +21,8 @@ struct SampleMergeOptions {
   std::string convert_layout;        // --convert-sample-profile-layout=nest|flat
   bool merged_base_profiles = false; // --generate-merged-base-profiles (with nest)
   bool write_vtables = false;        // --extbinary-write-vtable-type-prof
+  std::string function;              // --function=REGEX: keep only matching profiles
+  std::string no_function;           // --no-function=REGEX: drop matching profiles
 };
 
 int run_sample_merge(const std::vector<WeightedPath>& inputs, const std::string& output,
