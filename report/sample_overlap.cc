@@ -307,12 +307,12 @@ Expected<std::string> overlap_sample(const Profile& base, const Profile& test,
   out += "    total samples in test profile: " + std::to_string(p.test_sample) + "\n";
   // "X overlap: P%" and its three counts, for functions, hot functions and hot blocks.
   auto section = [&](const char* title, const char* unit, uint64_t overlap_count,
-                     uint64_t union_count, uint64_t base_unique, uint64_t test_unique) {
+                     uint64_t union_count, uint64_t base_only, uint64_t test_only) {
     append_printf(out, "  %s overlap: %.3f%%\n", title,
                   static_cast<double>(overlap_count) / union_count * 100);
     out += std::string("    overlap ") + unit + ": " + std::to_string(overlap_count) + "\n";
-    out += std::string("    ") + unit + " unique in base profile: " + std::to_string(base_unique) + "\n";
-    out += std::string("    ") + unit + " unique in test profile: " + std::to_string(test_unique) + "\n";
+    out += std::string("    ") + unit + " unique in base profile: " + std::to_string(base_only) + "\n";
+    out += std::string("    ") + unit + " unique in test profile: " + std::to_string(test_only) + "\n";
   };
   section("Function", "functions", p.overlap_count, p.union_count, p.base_unique_count,
           p.test_unique_count);
