@@ -1,5 +1,6 @@
 // Runtime start-up: options, shadow reservation, exit/signal/fork hooks, and the weak
 // symbols the compiler may override.
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -104,8 +105,24 @@ void reserve_shadow() {
   __memprof_shadow_memory_dynamic_address = reinterpret_cast<uintptr_t>(base);
 }
 
+// A program whose malloc is not ours (compiler-rt's memprof runtime linked in as well, or
+// another allocator) gives an empty or partial profile: say so once, at exit.
+void warn_if_malloc_is_not_ours() {
+  void* resolved = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info mine{}, theirs{};
+  if (resolved == nullptr || dladdr(reinterpret_cast<void*>(&warn_if_malloc_is_not_ours), &mine) == 0 ||
+      dladdr(resolved, &theirs) == 0 || mine.dli_fbase == theirs.dli_fbase)
+    return;
+  LineWriter().str("profkit-memprof: warning: this program's malloc is not profkit's (it comes from ")
+      .str(theirs.dli_fname != nullptr && theirs.dli_fname[0] != '\0' ? theirs.dli_fname : "the program")
+      .str("): with compiler-rt's memprof runtime or another allocator linked in, the profile "
+           "misses their allocations; link one heap profiler runtime only")
+      .flush_to(2);
+}
+
 void exit_handler() {
   RuntimeScope scope;
+  warn_if_malloc_is_not_ours();
   if (g.options.dump_at_exit.value) dump_profile(true);
   g.tracking.store(false, std::memory_order_release);
   if (g.options.atexit.value) __memprof_print_accumulated_stats();

@@ -144,6 +144,29 @@ TEST(Run, WorksUnderAnAddressSpaceLimit) {
   EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
 }
 
+// A program whose malloc is someone else's (here its own; compiler-rt's memprof runtime
+// linked into a -fmemory-profile build is the usual case) used to give an empty profile
+// without a word.
+TEST(Run, WarnsWhenTheProgramsMallocIsNotProfkits) {
+  const std::string dir = work_dir("ownmalloc");
+  write_file(dir + "/own.c",
+             "#include <stddef.h>\n"
+             "extern void *__libc_malloc(size_t), __libc_free(void *);\n"
+             "extern void *__libc_calloc(size_t, size_t), *__libc_realloc(void *, size_t);\n"
+             "void *malloc(size_t n) { return __libc_malloc(n); }\n"
+             "void free(void *p) { __libc_free(p); }\n"
+             "void *calloc(size_t a, size_t b) { return __libc_calloc(a, b); }\n"
+             "void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }\n"
+             "int main(void) { for (int i = 0; i < 100; i++) free(malloc(10 + i)); return 6; }\n");
+  run_ok("gcc -O1 -o " + dir + "/own " + dir + "/own.c");
+  const CommandResult r = run("cd " + dir + " && " + pk() + " run -o " + dir + "/p.raw -- ./own");
+  EXPECT_EQ(r.status, 6);
+  EXPECT_NE(r.err.find("malloc is not profkit's"), std::string::npos) << r.err;
+  const std::string prog = alloc_exit_program(dir);
+  const CommandResult plain = run(pk() + " run -o " + dir + "/q.raw -- " + prog + " 0");
+  EXPECT_EQ(plain.err.find("not profkit's"), std::string::npos) << plain.err;
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");
