@@ -272,3 +272,20 @@ TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// Nonsense numbers are refused before anything is read (the input does not even exist).
+TEST(Options, NonsenseNumbersGetAClearError) {
+  for (const std::string args : {"report p --top=-1", "report p --width=0", "diff a b --top=-3",
+                                 "report p --ave-lifetime-cold-threshold=-2"}) {
+    const CommandResult r = run(sh_quote(profkit_bin()) + " " + args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("not in range"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("cannot open"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace profkit::test

@@ -46,7 +46,8 @@ void add_diff_command(CLI::App& app, int& exit_status) {
   sub->add_option("BASE", cmd->base, "The earlier profile (raw, YAML or indexed)")->required();
   sub->add_option("NEW", cmd->now, "The later profile")->required();
   add_heap_options(sub, cmd->heap);
-  sub->add_option("--top", cmd->top, "Changes shown (0: all; default 20)");
+  sub->add_option("--top", cmd->top, "Changes shown (0: all; default 20)")
+      ->check(CLI::Range(0, 1000000000));
   sub->add_flag("--json", cmd->json, "The same data as JSON");
   sub->add_option("-o,--output", cmd->output, "Write here (default: standard output)");
   sub->callback([cmd, &exit_status] { exit_status = run_diff(*cmd); });

@@ -74,7 +74,8 @@ void add_report_command(CLI::App& app, int& exit_status) {
   add_heap_options(sub, cmd->heap);
   sub->add_option("--sort", cmd->sort, "Rank by bytes, count, accesses, density or lifetime")
       ->check(CLI::IsMember({"bytes", "count", "accesses", "density", "lifetime"}));
-  sub->add_option("--top", cmd->top, "Contexts shown (0: all; default 10)");
+  sub->add_option("--top", cmd->top, "Contexts shown (0: all; default 10)")
+      ->check(CLI::Range(0, 1000000000));
   sub->add_flag("--json", cmd->json, "The same data as JSON");
   sub->add_option("-o,--output", cmd->output, "Write the report here (default: standard output)");
   sub->add_option("--html", cmd->html, "Also write a self-contained HTML report (table, icicle)");

@@ -14,21 +14,25 @@ void add_heap_options(CLI::App* sub, HeapCliOptions& o) {
   auto& t = o.thresholds;
   sub->add_option("--ave-lifetime-cold-threshold,--memprof-ave-lifetime-cold-threshold",
                   t.ave_lifetime_cold_threshold_s,
-                  "Cold needs an average lifetime of at least this many seconds (LLVM: 200)");
+                  "Cold needs an average lifetime of at least this many seconds (LLVM: 200)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option(
       "--lifetime-access-density-cold-threshold,--memprof-lifetime-access-density-cold-threshold",
       t.lifetime_access_density_cold_threshold,
-      "Cold needs an access density (accesses/byte/s) below this (LLVM: 0.05)");
+      "Cold needs an access density (accesses/byte/s) below this (LLVM: 0.05)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option(
       "--min-ave-lifetime-access-density-hot-threshold,"
       "--memprof-min-ave-lifetime-access-density-hot-threshold",
       t.min_ave_lifetime_access_density_hot_threshold,
-      "Hot needs an access density above this, with --use-hot-hints (LLVM: 1000)");
+      "Hot needs an access density above this, with --use-hot-hints (LLVM: 1000)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("--use-hot-hints,--memprof-use-hot-hints", t.use_hot_hints,
                 "Also give hot verdicts (LLVM: off)");
   sub->add_option("--color", o.color, "Colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  sub->add_option("--width", o.width, "Output width in columns (default: the terminal's)");
+  sub->add_option("--width", o.width, "Output width in columns, 20-10000 (default: the terminal's)")
+      ->check(CLI::Range(20, 10000));
 }
 
 bool resolve_color(const HeapCliOptions& options, bool& color) {
