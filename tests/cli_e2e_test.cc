@@ -3,6 +3,8 @@
 // /bin/sh with the real binaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "tests/support/harness.h"
@@ -285,6 +287,38 @@ TEST(Options, NonsenseNumbersGetAClearError) {
     EXPECT_NE(r.err.find("not in range"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("cannot open"), std::string::npos) << args << ": " << r.err;
   }
+}
+
+}  // namespace
+}  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// `report RAW` without --profiled-binary finds the binary beside the profile (or in the
+// current directory) by the build id the profile names; if it is not there, one line says
+// which build id is needed.
+TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
+  const std::string dir = work_dir("report_find");
+  write_file(dir + "/r.c",
+             "#include <stdlib.h>\n"
+             "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
+             "int main(void) { for (int i = 0; i < 100; i++) free(site(100 + i)); return 0; }\n");
+  run_ok("gcc -g -O1 -o " + dir + "/r " + dir + "/r.c");
+  run_ok("cd " + dir + " && " + sh_quote(profkit_bin()) + " run -o " + dir + "/p.raw -- ./r");
+  const CommandResult here = run("cd / && " + sh_quote(profkit_bin()) + " report " + dir + "/p.raw");
+  EXPECT_EQ(here.status, 0) << here.err;
+  EXPECT_NE(here.out.find("100 allocations"), std::string::npos) << here.out;
+  const std::string elsewhere = work_dir("report_find_elsewhere");
+  run_ok("cp " + dir + "/p.raw " + elsewhere + "/p.raw");
+  const CommandResult missing =
+      run("cd " + elsewhere + " && " + sh_quote(profkit_bin()) + " report p.raw");
+  EXPECT_EQ(missing.status, 1);
+  const std::string id = run_ok(sh_quote(profkit_bin()) + " build-ids " + dir + "/r").out;
+  EXPECT_NE(missing.err.find(id.substr(id.find('\t') + 1, 40)), std::string::npos)
+      << missing.err << " / " << id;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  EXPECT_NE(missing.err.find("--profiled-binary"), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -1,6 +1,14 @@
 // Shared options of `profkit report` and `profkit diff` (see heap_cli.h).
 #include "tools/profkit/heap_cli.h"
 
+#include <filesystem>
+#include <set>
+
+#include "format/elf/elf_file.h"
+#include "format/memprof/input_kind.h"
+#include "format/memprof/raw_reader.h"
+#include "io/mapped_file.h"
+#include "symbolize/memprof_symbolizer.h"
 #include "tools/profkit/command.h"
 
 namespace profkit::cli {
@@ -45,11 +53,63 @@ bool resolve_color(const HeapCliOptions& options, bool& color) {
   return true;
 }
 
+namespace {
+
+// For a raw profile read without --profiled-binary: the binaries beside the profile and in
+// the current directory whose build id is one the profile's memory map names (the runtime
+// writes the profile where the program runs, usually beside it). Empty: none found, and
+// `needed` is the build id of the profiled executable (the map's first entry).
+std::vector<std::string> find_profiled_binaries(const std::string& path, std::string& needed) {
+  auto file = MappedFile::open(path);
+  if (!file || memprof::input_kind(file->bytes()) != memprof::InputKind::raw) return {};
+  auto profiles = memprof::read_raw_profiles(file->bytes());
+  if (!profiles || profiles->empty()) return {};
+  std::set<std::string> ids;
+  for (const memprof::Segment& seg : profiles->front().segments) {
+    if (seg.build_id.empty()) continue;
+    const std::string id = symbolize::build_id_hex(seg.build_id);
+    if (needed.empty()) needed = id;
+    ids.insert(id);
+  }
+  std::vector<std::string> found;
+  std::set<std::string> seen;
+  std::error_code ec;
+  const auto profile_dir = std::filesystem::absolute(path, ec).parent_path();
+  for (const auto& dir : {profile_dir, std::filesystem::current_path(ec)}) {
+    for (auto it = std::filesystem::directory_iterator(dir, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      const std::string candidate = it->path().string();
+      if (!it->is_regular_file(ec) || !seen.insert(candidate).second) continue;
+      auto bin = MappedFile::open(candidate);
+      if (!bin || !elf::ElfFile::has_format(bin->bytes())) continue;
+      auto elf = elf::ElfFile::parse(bin->bytes());
+      if (!elf) continue;
+      auto id = elf->build_id();
+      if (id && *id && ids.count(symbolize::build_id_hex(**id)) != 0) found.push_back(candidate);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 bool load_heap(const std::string& path, const HeapCliOptions& options,
                report::HeapProfile& profile) {
   ProgressBar bar("symbolizing " + path);
   report::HeapLoadOptions load;
   load.binaries = options.profiled_binaries;
+  if (load.binaries.empty()) {
+    std::string needed;
+    load.binaries = find_profiled_binaries(path, needed);
+    if (load.binaries.empty() && !needed.empty()) {
+      report_error(path, Error{ErrorCode::invalid_argument, kNoOffset,
+                               "the profiled binary (build id " + needed +
+                                   ") is not beside the profile nor in the current directory: "
+                                   "pass --profiled-binary=PATH (a file, or a directory "
+                                   "searched by build id)"});
+      return false;
+    }
+  }
   load.thresholds = options.thresholds;
   load.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
   std::string failed;
