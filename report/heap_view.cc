@@ -187,27 +187,37 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     line("  " + c.dim(fit("not stored in this profile (shown as 0): " + names,
                           static_cast<size_t>(width) - 2)));
   }
-  const auto& t = o.thresholds;
-  line(fit("LLVM 22 hints (cold: density < " + short_number(t.lifetime_access_density_cold_threshold) +
-               " and lifetime >= " + std::to_string(t.ave_lifetime_cold_threshold_s) + " s" +
-               (t.use_hot_hints ? "; hot: density > " +
-                                      std::to_string(t.min_ave_lifetime_access_density_hot_threshold)
-                                : std::string()) +
-               "):",
-           static_cast<size_t>(width)));
-  auto verdict_row = [&](Verdict v, uint64_t contexts, uint64_t bytes) {
-    std::string name(verdict_name(v));
-    name.resize(8, ' ');
-    std::string count = grouped(contexts);
-    count.insert(0, count.size() < 8 ? 8 - count.size() : 0, ' ');
-    colored_line("  " + name + count + (contexts == 1 ? " context   " : " contexts  ") +
-                     human_bytes(static_cast<double>(bytes)) + " (" + percent(bytes, s.bytes) +
-                     " of bytes)",
-                 name, c.verdict(v, name));
-  };
-  verdict_row(Verdict::cold, s.cold_contexts, s.cold_bytes);
-  verdict_row(Verdict::not_cold, s.not_cold_contexts, s.not_cold_bytes);
-  if (t.use_hot_hints) verdict_row(Verdict::hot, s.hot_contexts, s.hot_bytes);
+  // Without access counts (an allocation-only profile) a verdict would only restate the
+  // lifetime test: say what is missing instead of printing hints that look measured.
+  const bool measured = s.accesses != 0;
+  if (!measured) {
+    line(fit("No access counts in this profile (allocations only, as `profkit run` records),",
+             static_cast<size_t>(width)));
+    line(fit("so no hot/cold hints: build with clang -fmemory-profile to measure them.",
+             static_cast<size_t>(width)));
+  } else {
+    const auto& t = o.thresholds;
+    line(fit("LLVM 22 hints (cold: density < " + short_number(t.lifetime_access_density_cold_threshold) +
+                 " and lifetime >= " + std::to_string(t.ave_lifetime_cold_threshold_s) + " s" +
+                 (t.use_hot_hints ? "; hot: density > " +
+                                        std::to_string(t.min_ave_lifetime_access_density_hot_threshold)
+                                  : std::string()) +
+                 "):",
+             static_cast<size_t>(width)));
+    auto verdict_row = [&](Verdict v, uint64_t contexts, uint64_t bytes) {
+      std::string name(verdict_name(v));
+      name.resize(8, ' ');
+      std::string count = grouped(contexts);
+      count.insert(0, count.size() < 8 ? 8 - count.size() : 0, ' ');
+      colored_line("  " + name + count + (contexts == 1 ? " context   " : " contexts  ") +
+                       human_bytes(static_cast<double>(bytes)) + " (" + percent(bytes, s.bytes) +
+                       " of bytes)",
+                   name, c.verdict(v, name));
+    };
+    verdict_row(Verdict::cold, s.cold_contexts, s.cold_bytes);
+    verdict_row(Verdict::not_cold, s.not_cold_contexts, s.not_cold_bytes);
+    if (t.use_hot_hints) verdict_row(Verdict::hot, s.hot_contexts, s.hot_bytes);
+  }
 
   const auto ranked = sorted_contexts(p, o.sort);
   const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
@@ -221,21 +231,23 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     std::string head = "#" + std::to_string(i + 1) + " " +
                        human_bytes(static_cast<double>(m.TotalSize)) + " in " +
                        plural(m.AllocCount, "allocation");
-    const std::string verdict(verdict_name(ctx.verdict));
+    const std::string verdict(measured ? verdict_name(ctx.verdict) : "");
     const std::string id = hex_id(ctx.id);
-    const size_t used = head.size() + verdict.size() + id.size() + 2;
+    const size_t used = head.size() + verdict.size() + id.size() + (verdict.empty() ? 1 : 2);
     if (used <= static_cast<size_t>(width)) {
       const std::string pad(static_cast<size_t>(width) - used + 1, ' ');
-      line(c.bold(head) + pad + c.dim(id) + " " + c.verdict(ctx.verdict, verdict));
+      line(c.bold(head) + pad + c.dim(id) +
+           (verdict.empty() ? std::string() : " " + c.verdict(ctx.verdict, verdict)));
     } else {  // narrow: the id goes (it is in --json), the verdict stays
       colored_line(head + " " + verdict, verdict, c.verdict(ctx.verdict, verdict));
     }
-    const std::string pieces[] = {
+    std::vector<std::string> pieces = {
         "size avg " + human_bytes(ctx.avg_size()) + " (" + human_bytes(m.MinSize) + ".." +
             human_bytes(m.MaxSize) + ")",
         "accesses " + grouped(m.TotalAccessCount),
         "lifetime avg " + seconds(ctx.avg_lifetime_ms()),
         "density " + short_number(ctx.lifetime_access_density())};
+    if (!measured) pieces = {pieces[0], pieces[2]};
     std::string metrics = "  ";
     for (const std::string& piece : pieces) {
       if (metrics.size() > 2 && metrics.size() + 2 + piece.size() > static_cast<size_t>(width)) {
@@ -247,7 +259,7 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     }
     while (metrics.back() == ' ') metrics.pop_back();
     line(fit(metrics, static_cast<size_t>(width)));
-    line(fit("   why: " + ctx.why, static_cast<size_t>(width)));
+    if (measured) line(fit("   why: " + ctx.why, static_cast<size_t>(width)));
     // Names in one column: as wide as the longest, but leaving room for the locations.
     size_t longest = 0;
     for (const HeapFrame& f : ctx.frames) longest = std::max(longest, frame_name(f).size());

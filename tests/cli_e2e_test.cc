@@ -309,6 +309,9 @@ TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
   const CommandResult here = run("cd / && " + sh_quote(profkit_bin()) + " report " + dir + "/p.raw");
   EXPECT_EQ(here.status, 0) << here.err;
   EXPECT_NE(here.out.find("100 allocations"), std::string::npos) << here.out;
+  // An allocation-only profile has no access counts: no verdicts that look measured.
+  EXPECT_NE(here.out.find("No access counts"), std::string::npos) << here.out;
+  EXPECT_EQ(here.out.find("cold"), here.out.find("hot/cold")) << here.out;
   const std::string elsewhere = work_dir("report_find_elsewhere");
   run_ok("cp " + dir + "/p.raw " + elsewhere + "/p.raw");
   const CommandResult missing =
