@@ -327,3 +327,24 @@ TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+TEST(Probes, WritesToAFileWithDashOAndNeverOverTheBinary) {
+  const std::string dir = work_dir("probes_o");
+  write_file(dir + "/pp.c", "int f(int x) { return x > 3 ? x * 2 : x + 1; }\n"
+                            "int main(int c, char** v) { (void)v; return f(c); }\n");
+  run_ok("clang-22 -O2 -fpseudo-probe-for-profiling -o " + dir + "/pp " + dir + "/pp.c");
+  const std::string pk = sh_quote(profkit_bin());
+  const CommandResult to_stdout = run_ok(pk + " probes " + dir + "/pp");
+  run_ok(pk + " probes " + dir + "/pp -o " + dir + "/out.txt");
+  EXPECT_EQ(read_file(dir + "/out.txt"), to_stdout.out);
+  EXPECT_NE(to_stdout.out.find("main"), std::string::npos);
+  const CommandResult onto_input = run(pk + " probes " + dir + "/pp -o " + dir + "/pp");
+  EXPECT_EQ(onto_input.status, 1);
+  EXPECT_NE(onto_input.err.find("refusing to overwrite"), std::string::npos) << onto_input.err;
+}
+
+}  // namespace
+}  // namespace profkit::test
