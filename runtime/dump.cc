@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <regex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -205,10 +206,45 @@ bool same_string(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The file name of this process's executable (after the last '/'), in `buf`.
+const char* exe_name(char* buf, size_t size) {
+  const ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+  if (n <= 0) return "";
+  buf[n] = '\0';
+  const char* name = buf;
+  for (const char* p = buf; *p; ++p)
+    if (*p == '/') name = p + 1;
+  return name;
+}
+
+bool has_pattern(const char* s) {
+  for (; *s; ++s)
+    if (s[0] == '%' && (s[1] == 'p' || s[1] == 'e')) return true;
+  return false;
+}
+
 // Returns the fd to write to directly (stdout/stderr), or -1 with `path` filled.
 int target(Path* path) {
   const int pid = getpid();
-  if (g.options.output.value[0] != '\0') {
+  if (g.options.output.value[0] != '\0' && has_pattern(g.options.output.value)) {
+    // A pattern: %p is the pid, %e the program name, %% a '%'.
+    char exe[4096];
+    for (const char* s = g.options.output.value; *s; ++s) {
+      if (s[0] == '%' && s[1] == 'p') {
+        path->add_num(static_cast<uint64_t>(pid));
+        ++s;
+      } else if (s[0] == '%' && s[1] == 'e') {
+        path->add(exe_name(exe, sizeof exe));
+        ++s;
+      } else if (s[0] == '%' && s[1] == '%') {
+        path->add("%");
+        ++s;
+      } else {
+        const char one[2] = {*s, '\0'};
+        path->add(one);
+      }
+    }
+  } else if (g.options.output.value[0] != '\0') {
     path->add(g.options.output.value);
     if (!g.exact_output || pid != g.init_pid) path->add(".").add_num(static_cast<uint64_t>(pid));
   } else {
@@ -223,14 +259,8 @@ int target(Path* path) {
     path->add(base);
     if (g.options.log_exe_name.value) {
       char exe[4096];
-      const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-      if (n > 0) {
-        exe[n] = '\0';
-        const char* name = exe;
-        for (const char* p = exe; *p; ++p)
-          if (*p == '/') name = p + 1;
-        path->add(".").add(name);
-      }
+      const char* name = exe_name(exe, sizeof exe);
+      if (name[0] != '\0') path->add(".").add(name);
     }
     path->add(".").add_num(static_cast<uint64_t>(pid)).add(g.options.log_suffix.value);
   }
@@ -549,8 +579,35 @@ class WriteSignalGuard {
 
 }  // namespace
 
+namespace {
+
+// profkit run --follow-children: whether this process writes a profile. The process profkit
+// run started always does; a descendant per the option: all, none, or a POSIX extended
+// regex its program name must match (checked once, in the first dump).
+bool follows_this_process() {
+  if (g.root_pid == 0 || getpid() == g.root_pid) return true;
+  const char* rule = g.options.follow_children.value;
+  if (same_string(rule, "all")) return true;
+  if (same_string(rule, "none")) return false;
+  static int verdict = -1;  // -1: not decided yet
+  if (verdict < 0) {
+    char exe[4096];
+    regex_t re;
+    if (regcomp(&re, rule, REG_EXTENDED | REG_NOSUB) != 0) {
+      verdict = 1;  // an invalid pattern was refused by profkit run; write rather than lose
+    } else {
+      verdict = regexec(&re, exe_name(exe, sizeof exe), 0, nullptr, 0) == 0 ? 1 : 0;
+      regfree(&re);
+    }
+  }
+  return verdict == 1;
+}
+
+}  // namespace
+
 int dump_profile(bool at_exit) {
   RuntimeScope scope;
+  if (!follows_this_process()) return 0;
   WriteSignalGuard signals;
   g_dump_lock.lock();
   if (g_final_dump_done) {  // nothing after the exit dump (its data is already written)

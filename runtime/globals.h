@@ -20,6 +20,7 @@ struct Globals {
   int64_t time_origin_sec = 0;
   int init_pid = 0;
   bool exact_output = false;        // options.output names the file itself
+  int root_pid = 0;                 // the process profkit run started (PROFKIT_MEMPROF_PID)
   uint64_t max_size = uint64_t{1} << 40;
   // 0 at start, one more in each forked child: kept in each block's header (heap.h), so a
   // child knows the blocks it inherited, which its parent reports.

@@ -234,6 +234,7 @@ void do_init() {
       int64_t pid = 0;
       for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
       g.exact_output = pid == g.init_pid;
+      g.root_pid = static_cast<int>(pid);
     }
   }
   if (g.options.help.value) print_option_help(print_error_line, nullptr);

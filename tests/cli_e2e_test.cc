@@ -169,6 +169,32 @@ TEST(Run, WarnsWhenTheProgramsMallocIsNotProfkits) {
   EXPECT_EQ(plain.err.find("not profkit's"), std::string::npos) << plain.err;
 }
 
+// --follow-children and --output patterns over a process tree: the started program (which
+// allocates) runs two children through system(3).
+TEST(Run, FollowChildrenAndOutputPatternsChooseWhoWritesWhat) {
+  const std::string dir = work_dir("follow");
+  const std::string child = alloc_exit_program(dir);
+  write_file(dir + "/spawner.c",
+             "#include <stdlib.h>\n"
+             "int main(void) { for (int i = 0; i < 50; i++) free(malloc(64));\n"
+             "  system(\"./alloc_exit 0\"); system(\"./alloc_exit 0\"); return 0; }\n");
+  run_ok("gcc -O1 -o " + dir + "/spawner " + dir + "/spawner.c");
+  auto written = [&](const std::string& flags, const std::string& out) {
+    const CommandResult r =
+        run_ok("cd " + dir + " && " + pk() + " run " + flags + " -o " + dir + "/" + out + " -- ./spawner");
+    return r.err;
+  };
+  EXPECT_NE(written("", "all").find("3 profiles written"), std::string::npos);
+  EXPECT_NE(written("--follow-children=none", "none").find("1 profile written"), std::string::npos);
+  EXPECT_NE(written("--follow-children='^alloc'", "re").find("3 profiles written"), std::string::npos);
+  EXPECT_NE(written("--follow-children='^zzz'", "re2").find("1 profile written"), std::string::npos);
+  const std::string pattern = written("", "'p.%e.%p'");
+  EXPECT_NE(pattern.find("3 profiles written"), std::string::npos) << pattern;
+  EXPECT_NE(pattern.find("/p.spawner."), std::string::npos) << pattern;
+  EXPECT_NE(pattern.find("/p.alloc_exit."), std::string::npos) << pattern;
+  EXPECT_EQ(run(pk() + " run --follow-children='(' -- true").status, 1);
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");

@@ -2,6 +2,7 @@
 // program (no instrumentation needed, g++-built ones included) by preloading the runtime.
 // The program's output and exit status pass through unchanged; the raw memprof profile is
 // one llvm-profdata-22 reads.
+#include <regex.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +30,8 @@ namespace profkit::cli {
 namespace {
 
 struct RunCommand {
-  std::string output;                // exact profile path; empty: memprof.profraw.<pid>
+  std::string output;                // exact profile path or %p/%e pattern; empty: memprof.profraw.<pid>
+  std::string follow_children = "all";  // all, none, or a regex of program names
   std::string options;               // extra MEMPROF_OPTIONS
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
@@ -71,21 +74,46 @@ bool is_static_executable(const std::string& program) {
 
 // The profiles written since `start`: `output` and `output.<pid>` with --output, else
 // memprof.profraw.<pid> in the current directory (the runtime's names, docs/runtime.md).
+bool is_output_pattern(const std::string& output) {
+  return output.find("%p") != std::string::npos || output.find("%e") != std::string::npos;
+}
+
+// A file-name pattern (%p, %e, %%) as a regex over file names.
+std::regex file_name_regex(const std::string& pattern) {
+  std::string re;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      const char c = pattern[++i];
+      re += c == 'p' ? "[0-9]+" : c == 'e' ? "[^/]*" : "%";
+      continue;
+    }
+    if (std::strchr(".^$|()[]{}*+?\\", pattern[i]) != nullptr) re += '\\';
+    re += pattern[i];
+  }
+  return std::regex(re);
+}
+
 std::vector<std::string> profiles_written(const std::string& output, const timespec& start) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path base = output.empty() ? fs::path("memprof.profraw") : fs::absolute(output);
   const fs::path dir = base.has_parent_path() ? base.parent_path() : fs::path(".");
   const std::string stem = base.filename().string();
+  const bool pattern = is_output_pattern(stem);
+  const std::regex name_re = pattern ? file_name_regex(stem) : std::regex();
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.compare(0, stem.size(), stem) != 0) continue;
-    std::string_view rest = std::string_view(name).substr(stem.size());
-    const bool exact = rest.empty() && !output.empty();
-    const bool with_pid = rest.size() > 1 && rest[0] == '.' &&
-                          rest.find_first_not_of("0123456789", 1) == std::string_view::npos;
-    if (!exact && !with_pid) continue;
+    if (pattern) {
+      if (!std::regex_match(name, name_re)) continue;
+    } else {
+      if (name.compare(0, stem.size(), stem) != 0) continue;
+      std::string_view rest = std::string_view(name).substr(stem.size());
+      const bool exact = rest.empty() && !output.empty();
+      const bool with_pid = rest.size() > 1 && rest[0] == '.' &&
+                            rest.find_first_not_of("0123456789", 1) == std::string_view::npos;
+      if (!exact && !with_pid) continue;
+    }
     struct stat st {};
     if (stat(entry.path().c_str(), &st) != 0) continue;
     if (st.st_mtim.tv_sec < start.tv_sec ||
@@ -126,6 +154,23 @@ int run_program(const RunCommand& cmd) {
   if (!cmd.output.empty()) {
     const std::string absolute = std::filesystem::absolute(cmd.output).string();
     options += (options.empty() ? "" : ":") + std::string("output='") + absolute + "'";
+  }
+  if (cmd.follow_children != "all") {
+    if (cmd.follow_children != "none") {
+      regex_t re;  // the runtime matches with POSIX regcomp: validate the same way
+      if (regcomp(&re, cmd.follow_children.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+        report_error("run: --follow-children: not a valid POSIX extended regex: '" +
+                     cmd.follow_children + "'");
+        return 1;
+      }
+      regfree(&re);
+    }
+    if (cmd.follow_children.find('\'') != std::string::npos) {
+      report_error("run: --follow-children: the pattern cannot contain a single quote");
+      return 1;
+    }
+    options += (options.empty() ? "" : ":") + std::string("follow_children='") +
+               cmd.follow_children + "'";
   }
   const std::string program = resolve_program(cmd.command[0]);
   if (!program.empty() && is_static_executable(program))
@@ -212,7 +257,13 @@ void add_run_command(CLI::App& app, int& exit_status) {
   CLI::App* sub = app.add_subcommand(
       "run", "Run a program with allocation-only heap profiling (raw memprof output)");
   sub->add_option("-o,--output", cmd->output,
-                  "Profile path (default: memprof.profraw.<pid> in the current directory)");
+                  "Profile path (default: memprof.profraw.<pid> in the current directory); "
+                  "other processes of the tree add .<pid>; with %p (pid) and %e (program "
+                  "name) a pattern every process fills in");
+  sub->add_option("--follow-children", cmd->follow_children,
+                  "Which descendants (shells, popen children...) write a profile: all "
+                  "(default), none, or a POSIX extended regex their program name must match; "
+                  "the program started always does");
   sub->add_option("--options", cmd->options, "Extra runtime options (MEMPROF_OPTIONS syntax)");
   sub->add_option("command", cmd->command, "PROGRAM ARGS... (after --)")->required();
   sub->callback([cmd, &exit_status] { exit_status = run_program(*cmd); });
