@@ -374,3 +374,24 @@ TEST(Probes, WritesToAFileWithDashOAndNeverOverTheBinary) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// llvm-profdata's single-dash long options (-output=F, -sample, -weighted-input=W,F), which
+// scripts written for it use, mean the same to profkit.
+TEST(Options, SingleDashLongOptionsAsLlvmSpellsThem) {
+  const std::string dir = work_dir("single_dash");
+  write_file(dir + "/a.txt", "main:100:10\n 1: 50 foo:30\n 2: foo:50\n  1: 50\n");
+  write_file(dir + "/b.txt", "main:7:3\n 1: 5 bar:2\nfoo:10:1\n 1: 10\n");
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok("cd " + dir + " && " + pk + " merge -sample -text -weighted-input=2,a.txt -output=one.txt b.txt");
+  run_ok("cd " + dir + " && " + pk + " merge --sample --text --weighted-input=2,a.txt -o two.txt b.txt");
+  EXPECT_EQ(read_file(dir + "/one.txt"), read_file(dir + "/two.txt"));
+  EXPECT_NE(read_file(dir + "/one.txt").find("main:207:23"), std::string::npos);
+  const CommandResult show = run_ok("cd " + dir + " && " + pk + " show -sample -detailed-summary one.txt");
+  EXPECT_NE(show.out.find("Detailed summary:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace profkit::test

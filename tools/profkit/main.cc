@@ -112,6 +112,23 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// LLVM's tools take long options with one dash (`-output=F`, `-sample`, `-weighted-input=2,F`),
+// and scripts written for llvm-profdata use them. Rewrites each such argument of `command`
+// to the two-dash spelling when the command has that long option; short options (`-o`,
+// `-j4`) and everything after `--` are left alone.
+void accept_single_dash_long_options(const CLI::App& command, std::vector<std::string>& args) {
+  for (size_t i = 2; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a[0] != '-' || a[1] == '-') continue;
+    const std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
+                                                                          : a.find('=') - 1);
+    if (name.size() < 2) continue;
+    const CLI::Option* opt = command.get_option_no_throw("--" + name);
+    if (opt != nullptr && !opt->get_positional()) args[i] = "-" + a;
+  }
+}
+
 int unknown_command(CLI::App& app, std::string_view word) {
   std::string best;
   size_t best_distance = 3;  // more than two edits away is no suggestion
@@ -174,8 +191,12 @@ int main(int argc, char** argv) {
   app.footer(kRuntimeHelp);  // after the subcommands, which would inherit it
   if (argc >= 2 && argv[1][0] != '-' && find_command(app, argv[1]) == nullptr)
     return unknown_command(app, argv[1]);
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc >= 2 && argv[1][0] != '-') accept_single_dash_long_options(*find_command(app, argv[1]), args);
+  std::vector<char*> rewritten;
+  for (std::string& a : args) rewritten.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(rewritten.size()), rewritten.data());
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     // CLI11 returns 0 for --help/--version; usage errors must be non-zero (status 1, one line).
