@@ -287,8 +287,10 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
   std::optional<NameTable> names;
   if (want_names && (options.all_functions || !options.function.empty())) names.emplace(profile);
 
-  // The per-count histogram is only needed for the detailed summary.
-  instrprof::SummaryBuilder builder(/*skip_pseudo_counts=*/true, !options.detailed_summary);
+  // The per-count histogram is only needed for the detailed summary (and the hot threshold).
+  const bool detailed = options.detailed_summary || options.hot_func_list ||
+                        !options.detailed_summary_cutoffs.empty();
+  instrprof::SummaryBuilder builder(/*skip_pseudo_counts=*/true, !detailed);
   size_t shown = 0;
   uint64_t below_cutoff = 0;
   std::vector<std::pair<std::string_view, uint64_t>> hottest;  // (name, max counter)
@@ -351,7 +353,7 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
       continue;
     }
     if (options.list_below_cutoff) continue;
-    if (options.topn != 0) hottest.emplace_back(r.name, max);
+    if (options.topn != 0 || options.hot_func_list) hottest.emplace_back(r.name, max);
     if (!show) continue;
 
     if (shown == 0) out += "Counters:\n";
@@ -421,15 +423,12 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
   }
   if (options.covered) return true;
 
-  std::vector<uint32_t> cutoffs;
-  if (options.detailed_summary) {
-    if (options.detailed_summary_cutoffs.empty()) {
-      cutoffs.assign(instrprof::kDefaultCutoffs.begin(), instrprof::kDefaultCutoffs.end());
-    } else {
-      cutoffs = options.detailed_summary_cutoffs;
-      std::sort(cutoffs.begin(), cutoffs.end());
-    }
-  }
+  // As LLVM: the given cutoffs, or the default ones when a detailed summary or the hot
+  // list needs them.
+  std::vector<uint32_t> cutoffs = options.detailed_summary_cutoffs;
+  std::sort(cutoffs.begin(), cutoffs.end());
+  if (cutoffs.empty() && (options.detailed_summary || options.hot_func_list))
+    cutoffs.assign(instrprof::kDefaultCutoffs.begin(), instrprof::kDefaultCutoffs.end());
   const instrprof::Summary summary = builder.finish(cutoffs);
 
   out += "Instrumentation level: ";
@@ -469,10 +468,10 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
     append_decimal(out, summary.total_num_functions - below_cutoff);
     out += '\n';
   }
+  // LLVM 22: stable sort by descending max, so ties keep iteration order.
+  std::stable_sort(hottest.begin(), hottest.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   if (options.topn != 0) {
-    // LLVM 22: stable sort by descending max, so ties keep iteration order.
-    std::stable_sort(hottest.begin(), hottest.end(),
-                     [](const auto& a, const auto& b) { return a.second > b.second; });
     out += "Top ";
     append_decimal(out, options.topn);
     out += " functions with the largest internal block counts: \n";
@@ -482,6 +481,25 @@ bool render(std::string& out, const Profile& profile, const ShowOptions& options
       out += hottest[i].first;
       out += ", max count = ";
       append_decimal(out, hottest[i].second);
+      out += '\n';
+    }
+  }
+  if (options.hot_func_list) {
+    // The hot threshold: the count of the first cutoff at or above 99% (LLVM's
+    // -profile-summary-cutoff-hot); the functions whose largest counter reaches it.
+    uint64_t threshold = 0;
+    for (const auto& e : summary.detailed) {
+      if (e.cutoff >= 990000) {
+        threshold = e.min_count;
+        break;
+      }
+    }
+    out += "# Hot count threshold: ";
+    append_decimal(out, threshold);
+    out += '\n';
+    for (const auto& [name, max] : hottest) {
+      if (max < threshold) break;
+      out += name;
       out += '\n';
     }
   }

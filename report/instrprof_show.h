@@ -19,6 +19,7 @@ struct ShowOptions {
   bool counts = false;                   // "Block counts: [...]" in each block
   std::string function;                  // print functions whose name contains this
   uint32_t topn = 0;                     // list the N functions with the largest counter
+  bool hot_func_list = false;            // list the functions whose largest counter is hot
   bool detailed_summary = false;         // one line per summary cutoff
   std::vector<uint32_t> detailed_summary_cutoffs;  // ppm; empty = the 16 defaults
   bool ic_targets = false;               // indirect-call value profiles

@@ -150,6 +150,9 @@ const char* const kDetailFlags[] = {
     "--show-format=yaml",
     "--show-format=text --counts --all-functions",
     "-all-functions -counts -topn=2 -function=x",
+    "--hot-func-list",
+    "--hot-func-list --topn=2 --detailed-summary",
+    "--hot-func-list --detailed-summary-cutoffs=500000,990000 --showcs",
 };
 
 // Inputs for kDetailFlags: raw, indexed v13 and v7, and text files; value profiles, CS

@@ -88,6 +88,7 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     s.show_sec_info_only = cmd.show_sec_info_only;
     return run_sample_show(cmd.input, cmd.output, s);
   }
+  cmd.options.hot_func_list = cmd.hot_func_list;
   if (cmd.options.all_functions && !cmd.options.function.empty())
     std::fputs("warning: -function argument ignored: showing all functions\n", stderr);
   // LLVM 22 refuses structured output for instrumentation profiles before it reads the file.
@@ -201,7 +202,8 @@ void add_show_command(CLI::App& app, int& exit_status) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // not TakeLast (default above)
   sub->add_flag("--sample", cmd->sample, "Show a sample profile (text, binary or extbinary)");
-  sub->add_flag("--hot-func-list", cmd->hot_func_list, "--sample: list the hot functions");
+  sub->add_flag("--hot-func-list", cmd->hot_func_list,
+                "List the hot functions (those whose largest count reaches the 99% cutoff's)");
   sub->add_flag("--show-prof-sym-list", cmd->show_prof_sym_list,
                 "--sample: print the profile symbol list");
   sub->add_flag("--show-sec-info-only", cmd->show_sec_info_only,
