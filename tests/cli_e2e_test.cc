@@ -395,3 +395,26 @@ TEST(Options, SingleDashLongOptionsAsLlvmSpellsThem) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// As llvm-profdata: --binary/--extbinary are accepted for IR-PGO merges (indexed output);
+// an input that does not exist fails the merge whatever --failure-mode says.
+TEST(Options, LlvmProfdataMergeSpellingsAndMissingInputs) {
+  const std::string dir = work_dir("merge_spellings");
+  write_file(dir + "/a.proftext", "# IR level Instrumentation Flag\n:ir\nmain\n0x1\n2\n5\n3\n");
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok(pk + " merge " + dir + "/a.proftext -o " + dir + "/plain.profdata");
+  run_ok(pk + " merge --binary " + dir + "/a.proftext -o " + dir + "/binary.profdata");
+  run_ok(pk + " merge --extbinary " + dir + "/a.proftext -o " + dir + "/ext.profdata");
+  EXPECT_EQ(read_file(dir + "/plain.profdata"), read_file(dir + "/binary.profdata"));
+  EXPECT_EQ(read_file(dir + "/plain.profdata"), read_file(dir + "/ext.profdata"));
+  const CommandResult r = run(pk + " merge --failure-mode=all " + dir + "/missing.profraw " + dir +
+                              "/a.proftext -o " + dir + "/out.profdata");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("missing.profraw"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace profkit::test

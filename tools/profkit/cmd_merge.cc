@@ -3,10 +3,13 @@
 // v7 vs LLVM 14). Reading and merging the files is io/profile_merge's; this file parses the
 // options, routes MemProf inputs, and writes the result.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -121,6 +124,16 @@ int run_merge(MergeCommand& cmd) {
       inputs.push_back(*parsed);
     }
   }
+  // As llvm-profdata: an input that does not exist is an error before anything is read,
+  // whatever --failure-mode says (that mode is about inputs that cannot be parsed).
+  for (const WeightedInput& in : inputs) {
+    struct stat st {};
+    if (::stat(in.path.c_str(), &st) != 0) {
+      report_error(in.path, Error{ErrorCode::io, kNoOffset,
+                                  std::string("cannot read the input: ") + std::strerror(errno)});
+      return 1;
+    }
+  }
   {
     std::vector<std::string> read = cmd.memprof.profiled_binaries;
     if (!cmd.input_files.empty()) read.push_back(cmd.input_files);
@@ -142,10 +155,8 @@ int run_merge(MergeCommand& cmd) {
     for (const WeightedInput& in : inputs) files.push_back({in.path, in.weight});
     return run_sample_merge(files, cmd.output, cmd.failure_mode == "any", options);
   }
-  if (cmd.binary || cmd.extbinary) {
-    report_error("merge: --binary and --extbinary are sample profile encodings: add --sample");
-    return 1;
-  }
+  // Without --sample, --binary and --extbinary (and the extbinary-only options) leave the
+  // indexed output as it is, as llvm-profdata does.
   // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc). Indexed inputs
   // whose MemProf section holds records or a data-access profile take both paths: their
   // counters are merged as usual and their memprof data joins the memprof merge.
