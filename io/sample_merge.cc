@@ -8,12 +8,25 @@
 
 namespace profkit {
 
-Expected<sampleprof::Profile> read_sample_file(const std::string& path) {
+namespace {
+
+Expected<std::shared_ptr<MappedFile>> map_input(const std::string& path) {
   PROFKIT_TRY_ASSIGN(MappedFile file, MappedFile::open(path, MappedFile::Access::whole));
-  auto shared = std::make_shared<MappedFile>(std::move(file));
-  PROFKIT_TRY_ASSIGN(sampleprof::Profile profile, sampleprof::read_profile(shared->bytes()));
-  profile.storage.push_back(shared);
+  return std::make_shared<MappedFile>(std::move(file));
+}
+
+// The whole profile of a mapped input, which it keeps alive.
+Expected<sampleprof::Profile> read_mapped(std::shared_ptr<MappedFile> file) {
+  PROFKIT_TRY_ASSIGN(sampleprof::Profile profile, sampleprof::read_profile(file->bytes()));
+  profile.storage.push_back(std::move(file));
   return profile;
+}
+
+}  // namespace
+
+Expected<sampleprof::Profile> read_sample_file(const std::string& path) {
+  PROFKIT_TRY_ASSIGN(auto file, map_input(path));
+  return read_mapped(std::move(file));
 }
 
 Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> inputs,
@@ -24,14 +37,9 @@ Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> i
     auto report = [&](std::string_view context, sampleprof::MergeResult r) {
       warn(in.path, std::string(context) + ": " + std::string(sampleprof::merge_result_text(r)));
     };
-    if (fail_any) {  // the fast path: extbinary records merged as they are read
-      auto file = MappedFile::open(in.path, MappedFile::Access::whole);
-      if (!file) {
-        *failed_path = in.path;
-        return Unexpected{std::move(file).error()};
-      }
-      auto shared = std::make_shared<MappedFile>(std::move(*file));
-      auto added = merger.add_extbinary(shared->bytes(), in.weight, report, shared);
+    auto file = map_input(in.path);
+    if (file && fail_any) {  // the fast path: extbinary records merged as they are read
+      auto added = merger.add_extbinary((*file)->bytes(), in.weight, report, *file);
       if (!added) {
         if (added.error().code == ErrorCode::mismatch) failed_path->clear();
         else *failed_path = in.path;
@@ -39,7 +47,8 @@ Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> i
       }
       if (*added) continue;
     }
-    auto profile = read_sample_file(in.path);
+    Expected<sampleprof::Profile> profile =
+        file ? read_mapped(std::move(*file)) : Unexpected{std::move(file).error()};
     if (!profile) {
       if (fail_any) {
         *failed_path = in.path;

@@ -80,22 +80,19 @@ class Aggregator {
   std::unordered_map<uint64_t, FunctionStats> base_stats, test_stats;
 
   void initialize(const Profile& base, const Profile& test) {
-    for (const auto& [key, f] : base.functions) {
-      ++prog.base_count;
-      FunctionStats s;
-      function_stats(f, s, base_hot_);
-      s.profile = &f;
-      prog.base_sample += s.sum;
-      base_stats.try_emplace(key, s);
-    }
-    for (const auto& [key, f] : test.functions) {
-      ++prog.test_count;
-      FunctionStats s;
-      function_stats(f, s, test_hot_);
-      s.profile = &f;
-      prog.test_sample += s.sum;
-      test_stats.try_emplace(key, s);
-    }
+    auto side = [](const Profile& p, uint64_t hot, uint64_t& count, uint64_t& sample,
+                   std::unordered_map<uint64_t, FunctionStats>& stats) {
+      for (const auto& [key, f] : p.functions) {
+        ++count;
+        FunctionStats s;
+        function_stats(f, s, hot);
+        s.profile = &f;
+        sample += s.sum;
+        stats.try_emplace(key, s);
+      }
+    };
+    side(base, base_hot_, prog.base_count, prog.base_sample, base_stats);
+    side(test, test_hot_, prog.test_count, prog.test_sample, test_stats);
   }
 
   void compute(const Profile& base, const Profile& test, const SampleOverlapOptions& o) {
