@@ -55,7 +55,8 @@ Expected<sampleprof::Profile> merge_sample_files(std::span<const WeightedPath> i
         return Unexpected{std::move(profile).error()};
       }
       const Error& e = profile.error();
-      warn(in.path, (e.has_offset() ? "byte " + std::to_string(e.offset) + ": " : std::string()) +
+      warn(in.path, "skipped (--failure-mode): " +
+                        (e.has_offset() ? "byte " + std::to_string(e.offset) + ": " : std::string()) +
                         e.message);
       continue;
     }
