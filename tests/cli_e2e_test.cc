@@ -418,3 +418,26 @@ TEST(Options, LlvmProfdataMergeSpellingsAndMissingInputs) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// A text profile that repeats a function with another number of counters: llvm-profdata
+// warns "counter mismatch", drops the repeat and writes the rest (exit 0); profkit used to
+// refuse the whole input. Both outputs must be the same bytes.
+TEST(Merge, CounterMismatchInOneInputWarnsAndDropsLikeLlvm) {
+  const std::string dir = work_dir("counter_mismatch");
+  write_file(dir + "/a.proftext",
+             "# IR level Instrumentation Flag\n:ir\nmain\n0x1\n2\n5\n3\n\n"
+             "main\n0x1\n3\n1\n2\n3\n\nfoo\n0x2\n1\n7\n");
+  const CommandResult llvm =
+      run_ok("llvm-profdata-22 merge " + dir + "/a.proftext -o " + dir + "/llvm.profdata");
+  const CommandResult pk = run_ok(sh_quote(profkit_bin()) + " merge " + dir + "/a.proftext -o " +
+                                  dir + "/pk.profdata");
+  EXPECT_EQ(read_file(dir + "/llvm.profdata"), read_file(dir + "/pk.profdata"));
+  EXPECT_NE(pk.err.find("counter mismatch"), std::string::npos) << pk.err;
+  EXPECT_NE(llvm.err.find("counter mismatch"), std::string::npos) << llvm.err;
+}
+
+}  // namespace
+}  // namespace profkit::test

@@ -16,7 +16,6 @@ namespace profkit::instrprof {
 namespace {
 
 constexpr std::string_view kExternalSymbol = "** External Symbol **";
-constexpr size_t kMaxValuesPerSite = 255;
 
 // Lines with blank lines and '#' comment lines skipped; "\n" and "\r\n" end a line.
 class LineReader {
@@ -302,72 +301,19 @@ class TextParser {
     }
   }
 
-  // Records with the same (name, hash) merge: counters and value counts add (saturating),
-  // bitmap bytes OR, value lists merge by value then sort by descending count.
-  Expected<void> add_record(Record r, uint64_t record_at) {
-    auto [it, inserted] = index_.try_emplace({r.name, r.hash}, profile_.records.size());
-    if (inserted) {
-      record_names_.insert(r.name);
-      profile_.records.push_back(std::move(r));
-      return {};
-    }
-    Record& into = profile_.records[it->second];
-    if (into.counts.size() != r.counts.size() || into.bitmap.size() != r.bitmap.size())
-      return make_error(ErrorCode::mismatch, record_at,
-                        "record '" + r.name + "' repeats with a different number of counters "
-                        "or bitmap bytes");
-    for (size_t i = 0; i < r.counts.size(); ++i)
-      if (add_overflows(into.counts[i], r.counts[i], &into.counts[i]))
-        into.counts[i] = std::numeric_limits<uint64_t>::max();
-    for (size_t i = 0; i < r.bitmap.size(); ++i) into.bitmap[i] |= r.bitmap[i];
-    for (size_t k = 0; k < kNumValueKinds; ++k) {
-      auto& a = into.value_sites[k];
-      auto& b = r.value_sites[k];
-      if (b.empty()) continue;
-      if (a.empty()) {
-        a = std::move(b);
-        continue;
-      }
-      if (a.size() != b.size())
-        return make_error(ErrorCode::mismatch, record_at,
-                          "record '" + r.name + "' repeats with a different number of value "
-                          "sites");
-      for (size_t s = 0; s < a.size(); ++s) merge_site(a[s], b[s]);
-    }
+  // Records are kept one by one, repeats included, as LLVM's text reader returns them: `show`
+  // prints each, and merging them (the merge's rules, with its counter-mismatch warnings)
+  // is the merge's job.
+  Expected<void> add_record(Record r, uint64_t /*record_at*/) {
+    record_names_.insert(r.name);
+    profile_.records.push_back(std::move(r));
     return {};
-  }
-
-  static void merge_site(ValueSite& a, const ValueSite& b) {
-    auto by_value = [](const ValueData& x, const ValueData& y) { return x.value < y.value; };
-    std::stable_sort(a.begin(), a.end(), by_value);
-    ValueSite sorted_b = b;
-    std::stable_sort(sorted_b.begin(), sorted_b.end(), by_value);
-    ValueSite merged;
-    merged.reserve(a.size() + sorted_b.size());
-    size_t i = 0, j = 0;
-    while (i < a.size() || j < sorted_b.size()) {
-      if (j == sorted_b.size() || (i < a.size() && a[i].value < sorted_b[j].value)) {
-        merged.push_back(a[i++]);
-      } else if (i == a.size() || sorted_b[j].value < a[i].value) {
-        merged.push_back(sorted_b[j++]);
-      } else {
-        ValueData vd = a[i++];
-        if (add_overflows(vd.count, sorted_b[j++].count, &vd.count))
-          vd.count = std::numeric_limits<uint64_t>::max();
-        merged.push_back(vd);
-      }
-    }
-    std::stable_sort(merged.begin(), merged.end(),
-                     [](const ValueData& x, const ValueData& y) { return x.count > y.count; });
-    if (merged.size() > kMaxValuesPerSite) merged.resize(kMaxValuesPerSite);
-    a = std::move(merged);
   }
 
   LineReader lines_;
   uint64_t text_size_;
   uint64_t last_offset_ = 0;
   Profile profile_;
-  std::map<std::pair<std::string, uint64_t>, size_t> index_;
   std::set<std::string> record_names_;
   std::set<std::string> vtable_seen_;
   std::set<std::string> call_target_seen_;
