@@ -10,52 +10,13 @@
 #include <utility>
 
 #include "format/bytes/cursor.h"
+#include "format/bytes/llvm_lines.h"
 #include "format/bytes/hash.h"
 
 namespace profkit::instrprof {
 namespace {
 
 constexpr std::string_view kExternalSymbol = "** External Symbol **";
-
-// Lines with blank lines and '#' comment lines skipped; "\n" and "\r\n" end a line.
-class LineReader {
- public:
-  explicit LineReader(std::string_view text) : text_(text) { skip_ignored(); }
-
-  bool has_line() const { return has_line_; }
-  std::string_view line() const { return line_; }
-  uint64_t offset() const { return line_start_; }
-  uint64_t remaining_bytes() const { return text_.size() - pos_; }
-  void next() { skip_ignored(); }
-
- private:
-  void skip_ignored() {
-    while (pos_ < text_.size()) {
-      const size_t start = pos_;
-      size_t end = text_.find('\n', pos_);
-      const size_t stop = end == std::string_view::npos ? text_.size() : end;
-      size_t content_end = stop;
-      if (end != std::string_view::npos && content_end > start && text_[content_end - 1] == '\r')
-        --content_end;
-      pos_ = end == std::string_view::npos ? text_.size() : end + 1;
-      if (content_end == start || text_[start] == '#') continue;
-      line_ = text_.substr(start, content_end - start);
-      line_start_ = start;
-      has_line_ = true;
-      return;
-    }
-    // Past the last line.
-    line_ = {};
-    line_start_ = text_.size();
-    has_line_ = false;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string_view line_;
-  uint64_t line_start_ = 0;
-  bool has_line_ = false;
-};
 
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -310,7 +271,7 @@ class TextParser {
     return {};
   }
 
-  LineReader lines_;
+  LlvmLines lines_;
   uint64_t text_size_;
   uint64_t last_offset_ = 0;
   Profile profile_;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "format/bytes/llvm_lines.h"
+
 namespace profkit::sampleprof {
 namespace {
 
@@ -199,35 +201,6 @@ bool parse_line(std::string_view in, ParsedLine& p) {
   return parse_u64(sub(rest, n3 + 1), p.count);
 }
 
-// Lines as LLVM's line iterator yields them: "\n" or "\r\n" ends a line, a NUL byte ends
-// the input, empty lines and lines starting with '#' are skipped.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : text_(text.substr(0, text.find('\0'))) {}
-  bool next(std::string_view& line, uint64_t& offset, uint64_t& number) {
-    while (pos_ < text_.size()) {
-      const size_t start = pos_;
-      size_t nl = text_.find('\n', pos_);
-      size_t end = nl == npos ? text_.size() : nl;
-      pos_ = nl == npos ? text_.size() : nl + 1;
-      ++line_no_;
-      if (nl != npos && end > start && text_[end - 1] == '\r') --end;
-      std::string_view l = text_.substr(start, end - start);
-      if (l.empty() || l[0] == '#') continue;
-      line = l;
-      offset = start;
-      number = line_no_;
-      return true;
-    }
-    return false;
-  }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-  uint64_t line_no_ = 0;
-};
-
 Unexpected line_error(uint64_t offset, uint64_t number, std::string message,
                       std::string_view line) {
   if (line.size() > 200) line = line.substr(0, 200);
@@ -238,14 +211,18 @@ Unexpected line_error(uint64_t offset, uint64_t number, std::string message,
 
 }  // namespace
 
+// The text up to its first NUL byte, which ends it for LLVM's reader.
+std::string_view text_of(Bytes data) {
+  const std::string_view text = as_string_view(data);
+  return text.substr(0, text.find('\0'));
+}
+
 bool has_text_format(Bytes data) {
-  Lines lines(as_string_view(data));
-  std::string_view line;
-  uint64_t offset = 0, number = 0;
-  if (!lines.next(line, offset, number)) return false;
+  LlvmLines lines(text_of(data));
+  if (!lines.has_line()) return false;
   std::string_view name;
   uint64_t total = 0, head = 0;
-  return parse_head(line, name, total, head);
+  return parse_head(lines.line(), name, total, head);
 }
 
 Expected<Profile> read_text(Bytes data) {
@@ -255,13 +232,11 @@ Expected<Profile> read_text(Bytes data) {
                       "header 'NAME:TOTAL:HEAD' on the first line");
   Profile profile;
   profile.format = Format::text;
-  Lines lines(as_string_view(data));
-  std::string_view line;
-  uint64_t offset = 0, number = 0;
   std::vector<FunctionSamples*> stack;
   uint32_t metadata_depth = 0;
   uint64_t cs_headers = 0, probe_functions = 0;
   MergeResult result = MergeResult::ok;
+  uint64_t offset = 0, number = 0;  // of the line being read
   uint64_t overflow_offset = 0, overflow_line = 0;
   auto record = [&](MergeResult r) {
     if (r != MergeResult::ok && result == MergeResult::ok) {
@@ -270,7 +245,10 @@ Expected<Profile> read_text(Bytes data) {
       overflow_line = number;
     }
   };
-  while (lines.next(line, offset, number)) {
+  for (LlvmLines lines(text_of(data)); lines.has_line(); lines.next()) {
+    const std::string_view line = lines.line();
+    offset = lines.offset();
+    number = lines.line_number();
     const size_t first = line.find_first_not_of(' ');
     if (first == npos || line[first] == '#') continue;
     if (line[0] != ' ') {
