@@ -198,19 +198,9 @@ bool append_text_records(std::string& out, const Profile& profile, const ShowOpt
 }
 
 void append_detailed_summary(std::string& out, const instrprof::Summary& summary) {
-  for (const auto& e : summary.detailed) {
-    // LLVM computes both percentages in single precision, then prints them as doubles.
-    const float blocks_percent =
-        summary.total_num_blocks != 0
-            ? 100.f * static_cast<float>(e.num_counts) / static_cast<float>(summary.total_num_blocks)
-            : 0.f;
-    const float cutoff_percent = 100.f * static_cast<float>(e.cutoff) / 1000000.f;
-    append_decimal(out, e.num_counts);
-    append_printf(out, " blocks (%.2f%%) with count >= ", static_cast<double>(blocks_percent));
-    append_decimal(out, e.min_count);
-    append_printf(out, " account for %0.6g%% of the total counts.\n",
-                  static_cast<double>(cutoff_percent));
-  }
+  for (const auto& e : summary.detailed)
+    append_detailed_summary_line(out, e.num_counts, summary.total_num_blocks, e.min_count,
+                                 e.cutoff);
 }
 
 void append_binary_ids(std::string& out, const Profile& profile) {

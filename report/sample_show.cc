@@ -226,18 +226,9 @@ void print_summary(std::string& out, const sampleprof::Summary& s) {
   out += "\nTotal count: ";
   append_decimal(out, s.total_count);
   out += "\nDetailed summary:\n";
-  for (const auto& e : s.detailed) {
-    // LLVM computes both percentages in single precision, then prints them as doubles.
-    const float blocks =
-        s.num_counts != 0
-            ? (100.f * static_cast<float>(e.num_counts)) / static_cast<float>(s.num_counts)
-            : 0.f;
-    const float cut = (100.f * static_cast<float>(static_cast<uint32_t>(e.cutoff))) / 1000000.f;
-    append_decimal(out, e.num_counts);
-    append_printf(out, " blocks (%.2f%%) with count >= ", static_cast<double>(blocks));
-    append_decimal(out, e.min_count);
-    append_printf(out, " account for %0.6g%% of the total counts.\n", static_cast<double>(cut));
-  }
+  for (const auto& e : s.detailed)
+    append_detailed_summary_line(out, e.num_counts, s.num_counts, e.min_count, e.cutoff);
+
 }
 
 void hot_function_list(std::string& out, const Profile& profile, uint32_t topn) {

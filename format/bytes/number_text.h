@@ -49,4 +49,19 @@ inline void pad_to_column(std::string& out, size_t line_start, size_t column) {
   out.append(at < column ? column - at : 1, ' ');
 }
 
+// One line of LLVM's ProfileSummary::printDetailedSummary: both percentages computed in
+// single precision, then printed as doubles ("%.2f", "%0.6g"), as LLVM does.
+inline void append_detailed_summary_line(std::string& out, uint64_t entry_counts,
+                                         uint64_t total_counts, uint64_t min_count,
+                                         uint64_t cutoff) {
+  const float blocks = total_counts != 0 ? 100.f * static_cast<float>(entry_counts) /
+                                               static_cast<float>(total_counts)
+                                         : 0.f;
+  const float cut = 100.f * static_cast<float>(cutoff) / 1000000.f;
+  append_decimal(out, entry_counts);
+  append_printf(out, " blocks (%.2f%%) with count >= ", static_cast<double>(blocks));
+  append_decimal(out, min_count);
+  append_printf(out, " account for %0.6g%% of the total counts.\n", static_cast<double>(cut));
+}
+
 }  // namespace profkit

@@ -42,7 +42,6 @@ Expected<bool> Merger::add_extbinary(Bytes data, uint64_t weight, const MergeRep
 }
 
 void Merger::absorb_rest(const Profile& input) {
-  if (input.has_symbol_list) merged_.has_symbol_list = true;
   merged_.symbol_list.insert(merged_.symbol_list.end(), input.symbol_list.begin(),
                              input.symbol_list.end());
   merged_.adopt_storage(input);

@@ -189,8 +189,6 @@ struct Profile {
   bool is_probe_based = false;
   bool is_preinlined = false;
   bool is_fs = false;
-  bool is_partial = false;        // extbinary summary flag
-  bool has_symbol_list = false;   // a ProfileSymbolList section was read
   std::vector<std::string_view> symbol_list;
   Summary summary;                // as stored (binary) or computed (text)
   Format format = Format::text;

@@ -497,7 +497,6 @@ Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
     switch (static_cast<SectionType>(s.type)) {
       case SectionType::summary: {
         PROFKIT_TRY_ASSIGN(p.summary, read_summary(c));
-        if (s.flags & kSummaryPartial) p.is_partial = true;
         if (s.flags & kSummaryContext) p.is_cs = true;
         if (s.flags & kSummaryPreInlined) p.is_preinlined = true;
         if (s.flags & kSummaryFsDiscriminator) p.is_fs = true;
@@ -539,7 +538,6 @@ Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
         PROFKIT_TRY(r.read_metadata(c, p.is_probe_based, (s.flags & kMetadataAttributes) != 0));
         break;
       case SectionType::symbol_list: {
-        p.has_symbol_list = true;
         std::string_view rest = as_string_view(c.data());
         while (!rest.empty()) {
           const size_t nul = rest.find('\0');
