@@ -180,6 +180,12 @@ struct Unit {
   bool loaded = false;
   std::vector<Subroutine> subs;
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> die_map;  // low -> (high, subroutine)
+  // Every address range of every DW_TAG_subprogram, in DIE order (empty ones included).
+  struct SubprogramRange {
+    uint32_t sub;
+    uint64_t low, high;
+  };
+  std::vector<SubprogramRange> subprogram_ranges;
   bool line_loaded = false;
   std::optional<LineTable> line;
 
@@ -1030,6 +1036,8 @@ Expected<void> SourceMap::Impl::load_unit(Unit& u) {
       PROFKIT_TRY_ASSIGN(uint64_t decl, subroutine_decl_line(d, die));
       sub.decl_line = static_cast<uint32_t>(decl);
       u.subs.push_back(sub);
+      if (sub.subprogram)
+        for (const Range& r : ranges) u.subprogram_ranges.push_back({self, r.low, r.high});
       for (const Range& r : ranges) {
         if (r.low == r.high) continue;
         auto& map = u.die_map;
@@ -1118,6 +1126,14 @@ Expected<void> SourceMap::frames(uint64_t address, std::vector<SourceFrame>& out
     out.push_back(f);
     if (sub.subprogram) break;
   }
+  return {};
+}
+
+Expected<void> SourceMap::for_each_subprogram_range(
+    const std::function<void(std::string_view, uint64_t, uint64_t)>& fn) {
+  PROFKIT_TRY(load_all());
+  for (const Unit& u : impl_->units)
+    for (const auto& r : u.subprogram_ranges) fn(u.subs[r.sub].name, r.low, r.high);
   return {};
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,6 +73,12 @@ class SourceMap {
   // it or the unit has no subroutine there. Fails when the covering unit's DIEs, range lists
   // or line table are malformed.
   Expected<void> frames(uint64_t address, std::vector<SourceFrame>& out);
+
+  // Calls fn(name, low, high) for every address range of every DW_TAG_subprogram DIE, units
+  // and DIEs in file order (name: linkage name, else name, through abstract_origin and
+  // specification; empty when there is neither). Loads every unit first.
+  Expected<void> for_each_subprogram_range(
+      const std::function<void(std::string_view, uint64_t, uint64_t)>& fn);
 
   // The path of a frame's file ("dir/name", absolute with DW_AT_comp_dir), or empty.
   std::string file_path(const SourceFrame& frame) const;

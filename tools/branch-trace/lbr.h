@@ -5,9 +5,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/branch-trace/insn_kind.h"
+#include "symbolize/insn_kind.h"
 
 namespace profkit::branch_trace {
+
+using symbolize::Insn;
+using symbolize::InsnKind;
+using symbolize::branch_type_name;
+using symbolize::condition_holds;
+using symbolize::decode_insn;
+using symbolize::is_call;
 
 struct BranchEntry {
   uint64_t from = 0;  // address of the branch instruction

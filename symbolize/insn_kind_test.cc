@@ -1,10 +1,10 @@
-#include "tools/branch-trace/insn_kind.h"
+#include "symbolize/insn_kind.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace profkit::branch_trace {
+namespace profkit::symbolize {
 namespace {
 
 Insn decode(std::vector<uint8_t> bytes) { return decode_insn(bytes, 0x401000); }
@@ -116,4 +116,4 @@ TEST(InsnKind, UndecodableBytesHaveNoLength) {
 }
 
 }  // namespace
-}  // namespace profkit::branch_trace
+}  // namespace profkit::symbolize

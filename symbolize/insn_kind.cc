@@ -1,10 +1,10 @@
-#include "tools/branch-trace/insn_kind.h"
+#include "symbolize/insn_kind.h"
 
 #include <capstone/capstone.h>
 
 #include <algorithm>
 
-namespace profkit::branch_trace {
+namespace profkit::symbolize {
 
 namespace {
 
@@ -14,26 +14,31 @@ class Decoder {
   Decoder() {
     ok_ = cs_open(CS_ARCH_X86, CS_MODE_64, &handle_) == CS_ERR_OK;
     if (ok_) cs_option(handle_, CS_OPT_DETAIL, CS_OPT_ON);
+    if (ok_) insn_ = cs_malloc(handle_);
+    ok_ = ok_ && insn_ != nullptr;
   }
   ~Decoder() {
-    if (ok_) cs_close(&handle_);
+    if (insn_ != nullptr) cs_free(insn_, 1);
+    if (handle_ != 0) cs_close(&handle_);
   }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
   Insn decode(std::span<const uint8_t> bytes, uint64_t address) const {
     if (!ok_ || bytes.empty()) return {};
-    cs_insn* insn = nullptr;
-    const size_t n = cs_disasm(handle_, bytes.data(), std::min<size_t>(bytes.size(), 15),
-                               address, 1, &insn);
-    if (n == 0) return {};
+    // cs_disasm_iter into one reusable buffer: no allocation per instruction, which matters
+    // when a whole binary is decoded.
+    const uint8_t* code = bytes.data();
+    size_t size = std::min<size_t>(bytes.size(), 15);
+    uint64_t at = address;
+    if (!cs_disasm_iter(handle_, &code, &size, &at, insn_)) return {};
+    const cs_insn* insn = insn_;
     Insn result;
     result.length = static_cast<uint8_t>(insn->size);
     result.kind = classify(*insn);
     describe_emulation(*insn, result);
     result.enters_kernel = in_group(*insn, CS_GRP_INT) || in_group(*insn, CS_GRP_IRET) ||
                            insn->id == X86_INS_SYSCALL || insn->id == X86_INS_SYSENTER;
-    cs_free(insn, n);
     return result;
   }
 
@@ -114,13 +119,14 @@ class Decoder {
   }
 
   csh handle_ = 0;
+  cs_insn* insn_ = nullptr;
   bool ok_ = false;
 };
 
 }  // namespace
 
 Insn decode_insn(std::span<const uint8_t> bytes, uint64_t address) {
-  static const Decoder decoder;
+  static thread_local const Decoder decoder;
   return decoder.decode(bytes, address);
 }
 
@@ -155,4 +161,4 @@ std::string_view branch_type_name(InsnKind kind) {
   return "";
 }
 
-}  // namespace profkit::branch_trace
+}  // namespace profkit::symbolize

@@ -1,5 +1,6 @@
 // What one x86-64 instruction does to control flow, decoded from its bytes with capstone.
-// The tracer decodes each executed address once and keeps the answer (InsnCache).
+// The branch tracer decodes each executed address once and keeps the answer; profgen decodes
+// every instruction of a binary's text sections with it.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace profkit::branch_trace {
+namespace profkit::symbolize {
 
 enum class InsnKind : uint8_t {
   other,          // falls through (or leaves user space: syscall, int): never an LBR entry
@@ -45,4 +46,4 @@ Insn decode_insn(std::span<const uint8_t> bytes, uint64_t address);
 // (`-j any,save_type`): COND, UNCOND, IND, CALL, IND_CALL, RET.
 std::string_view branch_type_name(InsnKind kind);
 
-}  // namespace profkit::branch_trace
+}  // namespace profkit::symbolize

@@ -1,0 +1,228 @@
+#include "profgen/counter.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "format/bytes/number_text.h"
+
+namespace profkit::profgen {
+
+namespace {
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+    return std::hash<uint64_t>()(p.first) * 31 + std::hash<uint64_t>()(p.second);
+  }
+};
+
+uint64_t base_of(const ProfiledBinary& binary, OffsetBase base) {
+  switch (base) {
+    case OffsetBase::preferred_base: return binary.preferred_base();
+    case OffsetBase::first_loadable: return binary.first_loadable_address();
+    case OffsetBase::absolute: return 0;
+  }
+  return 0;
+}
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+bool parse_number(std::string_view s, int radix, uint64_t& out) {
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'z') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'Z') d = c - 'A' + 10;
+    else return false;
+    if (d >= radix) return false;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix)) return false;
+    v = v * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+SampleCounter count_lbr_samples(const ParsedScript& script, const ProfiledBinary& binary) {
+  SampleCounter c;
+  for (const auto& [sample, count] : script.samples) {
+    uint64_t end = 0;
+    for (const LbrEntry& e : sample.lbr) {
+      const bool target_in = binary.is_code(e.target);
+      if (target_in) c.branches[{e.source, e.target}] += count;
+      if (target_in && binary.is_code(end) && binary.valid_range(e.target, end))
+        c.ranges[{e.target, end}] += count;
+      end = e.source;
+    }
+  }
+  return c;
+}
+
+void warn_invalid_ranges(const ParsedScript& script, const ProfiledBinary& binary,
+                         const LineSink& warn) {
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges;
+  for (const auto& [sample, count] : script.samples) {
+    uint64_t end = 0;
+    for (const LbrEntry& e : sample.lbr) {
+      if (end != 0) ranges[{e.target, end}] += count;
+      end = e.source;
+    }
+  }
+  if (ranges.empty()) {
+    warn("No samples in perf script!");
+    return;
+  }
+  uint64_t total = 0, not_boundary = 0, unmatched = 0, recovered = 0, cross_function = 0,
+           bogus = 0;
+  for (const auto& [range, count] : ranges) {
+    const auto [start, end] = range;
+    total += count;
+    const bool start_code = binary.is_code(start), end_code = binary.is_code(end);
+    if (!start_code && !end_code) continue;
+    if (!start_code || (binary.class_at(end) & (kInsnCall | kInsnReturn | kInsnBranch)) == 0)
+      not_boundary += count;
+    const FuncRange* f = binary.find_func_range(start);
+    if (f == nullptr) {
+      unmatched += count;
+      continue;
+    }
+    if (binary.functions()[f->function].from_symbol_table) recovered += count;
+    if (end >= f->end) cross_function += count;
+    if (start_code && end_code && !binary.valid_range(start, end)) bogus += count;
+  }
+  warn_summary(warn, not_boundary, total,
+               "of samples are from ranges that are not on instruction boundary.");
+  warn_summary(warn, unmatched, total,
+               "of samples are from ranges that do not belong to any functions.");
+  warn_summary(warn, recovered, total,
+               "of samples are from ranges that belong to functions recovered from symbol "
+               "table.");
+  warn_summary(warn, cross_function, total,
+               "of samples are from ranges that do cross function boundaries.");
+  warn_summary(warn, bogus, total,
+               "of samples are from ranges that have range start after or too far from range "
+               "end acrossing the unconditinal jmp.");
+}
+
+std::string write_unsymbolized(const std::vector<ContextCounter>& counters,
+                               bool context_sensitive, const ProfiledBinary& binary,
+                               OffsetBase base) {
+  const uint64_t origin = base_of(binary, base);
+  std::vector<const ContextCounter*> sorted;
+  for (const auto& c : counters) sorted.push_back(&c);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return a->context < b->context;
+  });
+  std::string out;
+  auto print = [&](const RangeCounts& counts, std::string_view separator, unsigned indent) {
+    out.append(indent, ' ');
+    append_decimal(out, counts.size());
+    out += '\n';
+    for (const auto& [range, count] : counts) {
+      out.append(indent, ' ');
+      append_hex(out, range.first - origin);
+      out += separator;
+      append_hex(out, range.second - origin);
+      out += ':';
+      append_decimal(out, count);
+      out += '\n';
+    }
+  };
+  for (const ContextCounter* c : sorted) {
+    unsigned indent = 0;
+    if (context_sensitive) {
+      out += '[';
+      out += c->context;
+      out += "]\n";
+      indent = 2;
+    }
+    print(c->counter.ranges, "-", indent);
+    print(c->counter.branches, "->", indent);
+  }
+  return out;
+}
+
+Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
+                                                const ProfiledBinary& binary, OffsetBase base) {
+  const uint64_t origin = base_of(binary, base);
+  UnsymbolizedProfile result;
+  std::unordered_map<std::string, size_t> index;
+  // Lines as std::getline splits them.
+  size_t pos = 0;
+  uint64_t line_number = 0;
+  std::string_view line;
+  uint64_t line_offset = 0;
+  bool eof = false;
+  auto advance = [&] {
+    if (pos >= text.size()) {
+      eof = true;
+      line = {};
+      line_offset = text.size();
+      return;
+    }
+    const size_t end = text.find('\n', pos);
+    const size_t stop = end == std::string_view::npos ? text.size() : end;
+    line = text.substr(pos, stop - pos);
+    line_offset = pos;
+    pos = end == std::string_view::npos ? text.size() : end + 1;
+    ++line_number;
+  };
+  auto invalid = [&]() -> Unexpected {
+    if (eof) return Unexpected{Error{ErrorCode::truncated, text.size(), "Invalid raw profile!"}};
+    return Unexpected{Error{ErrorCode::malformed, line_offset,
+                            "Invalid raw profile at line " + std::to_string(line_number) +
+                                ": " + std::string(line)}};
+  };
+  auto ltrim = [](std::string_view s) {
+    while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+    return s;
+  };
+  auto read_counts = [&](RangeCounts& counts, std::string_view separator) -> Expected<void> {
+    if (eof) return invalid();
+    uint64_t n = 0;
+    if (!parse_number(ltrim(line), 10, n)) return invalid();
+    advance();
+    while (n-- > 0) {
+      if (eof) return invalid();
+      const std::string_view l = ltrim(line);
+      const size_t colon = l.find(':');
+      uint64_t count = 0;
+      if (colon == std::string_view::npos || colon + 1 == l.size() ||
+          !parse_number(l.substr(colon + 1), 10, count))
+        return invalid();
+      const std::string_view range = l.substr(0, colon);
+      const size_t sep = range.find(separator);
+      uint64_t from = 0, to = 0;
+      if (sep == std::string_view::npos || sep + separator.size() == range.size() ||
+          !parse_number(range.substr(0, sep), 16, from) ||
+          !parse_number(range.substr(sep + separator.size()), 16, to))
+        return invalid();
+      counts[{from + origin, to + origin}] += count;
+      advance();
+    }
+    return {};
+  };
+  advance();
+  while (!eof) {
+    std::string context;
+    if (!line.empty() && line[0] == '[') {
+      result.context_sensitive = true;
+      context = std::string(line.substr(1, line.size() >= 2 && line.back() == ']'
+                                               ? line.size() - 2
+                                               : line.size() - 1));
+      advance();
+    }
+    auto [it, added] = index.try_emplace(context, result.counters.size());
+    if (added) result.counters.push_back(ContextCounter{context, {}});
+    SampleCounter& c = result.counters[it->second].counter;
+    PROFKIT_TRY(read_counts(c.ranges, "-"));
+    PROFKIT_TRY(read_counts(c.branches, "->"));
+  }
+  return result;
+}
+
+}  // namespace profkit::profgen

@@ -1,0 +1,64 @@
+// Branch samples turned into counts (docs/profgen.md, "Counting"): how often each
+// straight-line address range ran and each branch was taken. The unsymbolized profile
+// (`--skip-symbolization`) is these counts written out; it can be read back instead of a
+// perf script.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "format/bytes/expected.h"
+#include "profgen/binary.h"
+#include "profgen/perf_script.h"
+
+namespace profkit::profgen {
+
+// [start, end] (both instruction addresses, end inclusive) -> count; and source -> target.
+using RangeCounts = std::map<std::pair<uint64_t, uint64_t>, uint64_t>;
+
+struct SampleCounter {
+  RangeCounts ranges;
+  RangeCounts branches;
+};
+
+// A counter per calling context. Context-insensitive profiles have one, keyed "".
+struct ContextCounter {
+  std::string context;  // as the unsymbolized profile prints it, without brackets
+  SampleCounter counter;
+};
+
+// Counts of LBR samples without contexts: every branch whose target is in the binary, and
+// every range between a branch target and the next (newer) branch source that is
+// straight-line code. The newest range of each sample (up to the sampled IP) is not
+// counted: its end is unknown.
+SampleCounter count_lbr_samples(const ParsedScript& script, const ProfiledBinary& binary);
+
+// llvm-profgen's checks of the ranges in the samples (warnings only; "No samples in perf
+// script!" when there is none).
+void warn_invalid_ranges(const ParsedScript& script, const ProfiledBinary& binary,
+                         const LineSink& warn);
+
+// Where unsymbolized addresses are counted from.
+enum class OffsetBase { preferred_base, first_loadable, absolute };
+
+// The unsymbolized profile: per context (sorted by its text; a "[...]" line only when
+// `context_sensitive`), the ranges then the branches, each list preceded by its length.
+std::string write_unsymbolized(const std::vector<ContextCounter>& counters,
+                               bool context_sensitive, const ProfiledBinary& binary,
+                               OffsetBase base);
+
+struct UnsymbolizedProfile {
+  bool context_sensitive = false;
+  std::vector<ContextCounter> counters;  // in file order; equal contexts merged
+};
+
+// Reads what write_unsymbolized wrote. Errors name the line ("Invalid raw profile at line
+// N: LINE") and its byte offset.
+Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
+                                                const ProfiledBinary& binary, OffsetBase base);
+
+}  // namespace profkit::profgen

@@ -1,0 +1,484 @@
+#include "profgen/perf_script.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+
+namespace profkit::profgen {
+
+namespace {
+
+// Lines as std::getline gives them: split at '\n' only (a '\r' stays part of the line), no
+// line after a final '\n'. Line numbers start at 1.
+class TraceLines {
+ public:
+  explicit TraceLines(std::string_view text) : text_(text) { advance(); }
+  bool at_eof() const { return eof_; }
+  std::string_view line() const { return line_; }
+  uint64_t line_number() const { return number_; }
+  void advance() {
+    if (pos_ >= text_.size()) {
+      eof_ = true;
+      line_ = {};
+      return;
+    }
+    const size_t end = text_.find('\n', pos_);
+    const size_t stop = end == std::string_view::npos ? text_.size() : end;
+    line_ = text_.substr(pos_, stop - pos_);
+    pos_ = end == std::string_view::npos ? text_.size() : end + 1;
+    ++number_;
+  }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string_view line_;
+  uint64_t number_ = 0;
+  bool eof_ = false;
+};
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+std::string_view ltrim(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  return s;
+}
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// LLVM's StringRef::getAsInteger for unsigned values: the whole text, digits of `radix`
+// only (no sign, no prefix, no blanks), no overflow.
+bool parse_unsigned(std::string_view s, int radix, uint64_t& out) {
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'z') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'Z') d = c - 'A' + 10;
+    else return false;
+    if (d >= radix) return false;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix)) return false;
+    v = v * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
+  }
+  out = v;
+  return true;
+}
+
+// Radix 0: "0x" means hex, a leading "0" octal, else decimal (LLVM's auto-sensed radix).
+bool parse_auto(std::string_view s, uint64_t& out) {
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    return parse_unsigned(s.substr(2), 16, out);
+  if (s.size() >= 2 && s[0] == '0') return parse_unsigned(s.substr(1), 8, out);
+  return parse_unsigned(s, 10, out);
+}
+
+// Tokens separated by single blanks, empty ones dropped (StringRef::split, KeepEmpty=false),
+// with at most `max_split` splits (-1: unlimited).
+void split_blanks(std::string_view s, int max_split, std::vector<std::string_view>& out) {
+  out.clear();
+  while (max_split-- != 0) {
+    const size_t at = s.find(' ');
+    if (at == std::string_view::npos) break;
+    if (at > 0) out.push_back(s.substr(0, at));
+    s = s.substr(at + 1);
+  }
+  if (!s.empty()) out.push_back(s);
+}
+
+bool is_lbr_sample_line(std::string_view line) {
+  std::vector<std::string_view> records;
+  std::string_view t = rtrim(ltrim(line));
+  split_blanks(t, 2, records);
+  if (records.size() < 2) return false;
+  return records[1].substr(0, 2) == "0x" && records[1].find('/') != std::string_view::npos;
+}
+
+bool is_mmap_event(std::string_view line) {
+  if (line.size() < 50) return false;
+  if (std::isdigit(static_cast<unsigned char>(line[0]))) return false;
+  return line.find("PERF_RECORD_MMAP") != std::string_view::npos;
+}
+
+struct MmapEvent {
+  int64_t pid = 0;
+  uint64_t address = 0, size = 0, offset = 0;
+  std::string_view path;
+};
+
+// Matches `[-]DIGITS` at `s`; returns the length, 0 if none.
+size_t match_pid(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && s[i] == '-') ++i;
+  const size_t digits = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i > digits ? i : 0;
+}
+size_t match_digits(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i;
+}
+// `0x[a-f0-9]+`; returns the length, 0 if none.
+size_t match_hex(std::string_view s) {
+  if (s.substr(0, 2) != "0x") return 0;
+  size_t i = 2;
+  while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) ++i;
+  return i > 2 ? i : 0;
+}
+
+// llvm-profgen's patterns, matched by hand (a regex engine would recurse per character on
+// hostile long lines):
+//   PERF_RECORD_MMAP2 (-?[0-9]+)/[0-9]+: \[(0x[a-f0-9]+)\((0x[a-f0-9]+)\) @ (0x[a-f0-9]+|0) .*\]: ([-a-z]+) (.*)
+//   PERF_RECORD_MMAP (-?[0-9]+)/[0-9]+: \[(0x[a-f0-9]+)\((0x[a-f0-9]+)\) @ (0x[a-f0-9]+|0)\]: ([-a-z]+) (.*)
+bool match_mmap_at(std::string_view s, bool mmap2, MmapEvent& e) {
+  size_t n = match_pid(s);
+  if (n == 0) return false;
+  std::string_view pid = s.substr(0, n);
+  s.remove_prefix(n);
+  if (s.empty() || s[0] != '/') return false;
+  s.remove_prefix(1);
+  n = match_digits(s);
+  if (n == 0) return false;
+  s.remove_prefix(n);
+  if (s.substr(0, 3) != ": [") return false;
+  s.remove_prefix(3);
+  n = match_hex(s);
+  if (n == 0) return false;
+  std::string_view address = s.substr(0, n);
+  s.remove_prefix(n);
+  if (s.empty() || s[0] != '(') return false;
+  s.remove_prefix(1);
+  n = match_hex(s);
+  if (n == 0) return false;
+  std::string_view size = s.substr(0, n);
+  s.remove_prefix(n);
+  if (s.substr(0, 4) != ") @ ") return false;
+  s.remove_prefix(4);
+  n = match_hex(s);
+  if (n == 0 && !s.empty() && s[0] == '0') n = 1;
+  if (n == 0) return false;
+  std::string_view offset = s.substr(0, n);
+  s.remove_prefix(n);
+  std::string_view rest;
+  if (mmap2) {
+    if (s.empty() || s[0] != ' ') return false;
+    s.remove_prefix(1);
+    // `.*\]: ([-a-z]+) (.*)`: the greedy `.*` takes the last "]: " that is followed by a
+    // protection and a blank.
+    bool found = false;
+    for (size_t at = s.rfind("]: "); at != std::string_view::npos;
+         at = at == 0 ? std::string_view::npos : s.rfind("]: ", at - 1)) {
+      std::string_view t = s.substr(at + 3);
+      size_t k = 0;
+      while (k < t.size() && (t[k] == '-' || (t[k] >= 'a' && t[k] <= 'z'))) ++k;
+      if (k > 0 && k < t.size() && t[k] == ' ') {
+        rest = t;
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  } else {
+    if (s.substr(0, 3) != "]: ") return false;
+    rest = s.substr(3);
+    size_t k = 0;
+    while (k < rest.size() && (rest[k] == '-' || (rest[k] >= 'a' && rest[k] <= 'z'))) ++k;
+    if (k == 0 || k >= rest.size() || rest[k] != ' ') return false;
+  }
+  size_t k = 0;
+  while (rest[k] == '-' || (rest[k] >= 'a' && rest[k] <= 'z')) ++k;
+  e.path = rest.substr(k + 1);
+  // Conversions as LLVM does them: a value that does not fit leaves the field at 0.
+  e.pid = 0;
+  {
+    uint64_t v = 0;
+    const bool neg = pid[0] == '-';
+    if (parse_unsigned(pid.substr(neg ? 1 : 0), 10, v) && v <= static_cast<uint64_t>(INT64_MAX))
+      e.pid = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  }
+  e.address = e.size = e.offset = 0;
+  parse_auto(address, e.address);
+  parse_auto(size, e.size);
+  parse_auto(offset, e.offset);
+  return true;
+}
+
+bool parse_mmap_event(std::string_view line, MmapEvent& e) {
+  const bool mmap2 = line.find("PERF_RECORD_MMAP2 ") != std::string_view::npos;
+  if (!mmap2 && line.find("PERF_RECORD_MMAP ") == std::string_view::npos) return false;
+  const std::string_view tag = mmap2 ? "PERF_RECORD_MMAP2 " : "PERF_RECORD_MMAP ";
+  for (size_t at = line.find(tag); at != std::string_view::npos; at = line.find(tag, at + 1))
+    if (match_mmap_at(line.substr(at + tag.size()), mmap2, e)) return true;
+  return false;
+}
+
+std::string_view file_name_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string hex_address(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+class Reader {
+ public:
+  Reader(const ProfiledBinary& binary, const ScriptOptions& options, const LineSink& warn,
+         const LineSink& out)
+      : binary_(binary), options_(options), warn_(warn), out_(out),
+        base_(binary.preferred_base()) {}
+
+  Expected<ParsedScript> run(std::string_view text, ScriptKind kind) {
+    result_.kind = kind;
+    TraceLines lines(text);
+    while (!lines.at_eof()) {
+      if (is_mmap_event(lines.line())) {
+        PROFKIT_TRY(mmap_event(lines.line()));
+        lines.advance();
+        continue;
+      }
+      ++result_.total_samples;
+      uint64_t count = 1;
+      if (parse_unsigned(lines.line(), 10, count)) lines.advance();
+      if (kind == ScriptKind::hybrid) {
+        PROFKIT_TRY(hybrid_sample(lines, count));
+      } else {
+        lbr_only_sample(lines, count);
+      }
+    }
+    std::sort(invalid_returns_.begin(), invalid_returns_.end());
+    invalid_returns_.erase(std::unique(invalid_returns_.begin(), invalid_returns_.end()),
+                           invalid_returns_.end());
+    result_.invalid_return_addresses = std::move(invalid_returns_);
+    return std::move(result_);
+  }
+
+ private:
+  uint64_t canonical(uint64_t a) const { return a - base_ + binary_.preferred_base(); }
+
+  Expected<void> mmap_event(std::string_view line) {
+    MmapEvent e;
+    if (!parse_mmap_event(line, e)) {
+      warn_("Cannot parse mmap event: " + std::string(line) + " ");
+      return {};
+    }
+    if (options_.show_mmap_events)
+      out_("Mmap: Binary " + std::string(e.path) + " loaded at " + hex_address(e.address) +
+           ": \n");
+    if (file_name_of(e.path) != binary_.file_name()) return {};
+    if (options_.pid && e.pid != *options_.pid) return {};
+    if (e.address == base_) {
+      loaded_by_mmap_ = true;
+      return {};
+    }
+    const auto& offsets = binary_.text_segment_offsets();
+    if (e.offset == offsets.front()) {
+      base_ = e.address;
+      loaded_by_mmap_ = true;
+      return {};
+    }
+    auto it = std::lower_bound(offsets.begin(), offsets.end(), e.offset);
+    if (it != offsets.end() && *it == e.offset) {
+      const size_t i = static_cast<size_t>(it - offsets.begin());
+      if (binary_.preferred_text_addresses()[i] - binary_.preferred_base() != e.address - base_)
+        return fatal("Executable segments not loaded consecutively");
+      return {};
+    }
+    if (it == offsets.begin()) return fatal("File offset not found");
+    --it;
+    if (e.offset - *it != e.address - base_)
+      return fatal("Segment not loaded by consecutive mmaps");
+    return {};
+  }
+
+  static Unexpected fatal(std::string message) {
+    return Unexpected{Error{ErrorCode::malformed, kNoOffset, std::move(message)}};
+  }
+
+  void warn_if_missing_mmap() {
+    if (missing_mmap_warned_ || loaded_by_mmap_) return;
+    warn_("No relevant mmap event is matched for " + std::string(binary_.file_name()) +
+          ", will use preferred address (" + hex_address(binary_.preferred_base()) +
+          ") as the base loading address!");
+    missing_mmap_warned_ = true;
+  }
+
+  void warn_invalid_lbr(const TraceLines& lines) {
+    warn_("Invalid address in LBR record at line " + std::to_string(lines.line_number()) +
+          ": " + std::string(lines.line()));
+  }
+
+  // One branch-stack line; advances past it. False when it holds no usable entry.
+  bool extract_lbr(TraceLines& lines, std::vector<LbrEntry>& lbr) {
+    split_blanks(rtrim(lines.line()), -1, records_);
+    size_t index = 0;
+    if (!records_.empty() && records_[0].find('/') == std::string_view::npos) {
+      uint64_t ip = 0;
+      if (!parse_unsigned(records_[0], 16, ip)) {
+        warn_invalid_lbr(lines);
+        lines.advance();
+        return false;
+      }
+      index = 1;
+    }
+    for (; index < records_.size(); ++index) {
+      std::string_view token = records_[index];
+      const size_t slash = token.find('/');
+      if (slash == std::string_view::npos) {
+        warn_invalid_lbr(lines);
+        break;
+      }
+      std::string_view from = token.substr(0, slash);
+      std::string_view rest = token.substr(slash + 1);
+      std::string_view to = rest.substr(0, rest.find('/'));
+      uint64_t src = 0, dst = 0;
+      if (!parse_unsigned(from.substr(std::min<size_t>(2, from.size())), 16, src) ||
+          !parse_unsigned(to.substr(std::min<size_t>(2, to.size())), 16, dst)) {
+        warn_invalid_lbr(lines);
+        break;
+      }
+      src = canonical(src);
+      dst = canonical(dst);
+      const bool src_in = binary_.is_code(src);
+      const bool dst_in = binary_.is_code(dst);
+      if (!src_in && !dst_in) continue;  // external to external: nothing to learn
+      lbr.push_back(LbrEntry{src_in ? src : kExternalAddress, dst_in ? dst : kExternalAddress});
+    }
+    lines.advance();
+    return !lbr.empty();
+  }
+
+  void lbr_only_sample(TraceLines& lines, uint64_t count) {
+    sample_.stack.clear();
+    sample_.lbr.clear();
+    if (extract_lbr(lines, sample_.lbr)) {
+      warn_if_missing_mmap();
+      aggregate(count);
+    }
+  }
+
+  static bool starts_lbr_line(std::string_view line) { return line.substr(0, 3) == " 0x"; }
+
+  // Call-stack lines up to the branch-stack line. False when the sample is unusable.
+  bool extract_stack(TraceLines& lines, std::vector<uint64_t>& stack) {
+    while (!lines.at_eof() && !starts_lbr_line(lines.line())) {
+      uint64_t frame = 0;
+      if (!parse_unsigned(ltrim(lines.line()), 16, frame)) {
+        lines.advance();  // not a frame (a blank line, a comment): the sample is dropped
+        return false;
+      }
+      lines.advance();
+      frame = canonical(frame);
+      if (!binary_.is_code(frame)) {
+        if (stack.empty()) ++result_.leaf_external_frames;
+        if (stack.empty() || stack.back() != kExternalAddress) stack.push_back(kExternalAddress);
+        continue;
+      }
+      if (!stack.empty()) {
+        const uint64_t call = binary_.call_from_return_address(frame);
+        if (call == 0) {
+          invalid_returns_.push_back(frame);
+          break;
+        }
+        frame = call;
+      }
+      stack.push_back(frame);
+    }
+    if (stack.size() > 1 && stack.back() == kExternalAddress) stack.pop_back();
+    while (!lines.at_eof() && !starts_lbr_line(lines.line())) lines.advance();
+    return !stack.empty() && !binary_.in_prolog_epilog(stack.front());
+  }
+
+  Expected<void> hybrid_sample(TraceLines& lines, uint64_t count) {
+    sample_.stack.clear();
+    sample_.lbr.clear();
+    if (!extract_stack(lines, sample_.stack)) {
+      if (!lines.at_eof() && starts_lbr_line(lines.line())) lines.advance();
+      return {};
+    }
+    warn_if_missing_mmap();
+    if (lines.at_eof() || !starts_lbr_line(lines.line()))
+      return fatal("'Hybrid perf sample is corrupted, No LBR sample line");
+    if (extract_lbr(lines, sample_.lbr)) {
+      if (options_.ignore_stack_samples) sample_.stack.clear();
+      else sample_.stack.front() = sample_.lbr.front().target;
+      aggregate(count);
+    }
+    return {};
+  }
+
+  void aggregate(uint64_t count) {
+    key_.clear();
+    auto put = [&](uint64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(sample_.stack.size());
+    for (uint64_t a : sample_.stack) put(a);
+    for (const auto& e : sample_.lbr) {
+      put(e.source);
+      put(e.target);
+    }
+    auto [it, added] = index_.try_emplace(key_, result_.samples.size());
+    if (added) result_.samples.push_back(AggregatedSample{sample_, 0});
+    result_.samples[it->second].count += count;
+  }
+
+  const ProfiledBinary& binary_;
+  const ScriptOptions& options_;
+  const LineSink& warn_;
+  const LineSink& out_;
+  uint64_t base_;
+  bool loaded_by_mmap_ = false;
+  bool missing_mmap_warned_ = false;
+  ParsedScript result_;
+  PerfSample sample_;
+  std::vector<std::string_view> records_;
+  std::string key_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<uint64_t> invalid_returns_;
+};
+
+}  // namespace
+
+Expected<ScriptKind> detect_script_kind(std::string_view text) {
+  TraceLines lines(text);
+  uint64_t value = 0;
+  while (!lines.at_eof()) {
+    if (parse_unsigned(lines.line(), 10, value)) lines.advance();
+    int stack_lines = 0;
+    while (!lines.at_eof() && parse_unsigned(ltrim(lines.line()), 16, value)) {
+      ++stack_lines;
+      lines.advance();
+    }
+    if (!lines.at_eof()) {
+      if (is_lbr_sample_line(lines.line()))
+        return stack_lines > 0 ? ScriptKind::hybrid : ScriptKind::lbr_only;
+      lines.advance();
+    }
+  }
+  return Unexpected{Error{ErrorCode::malformed, kNoOffset, "Invalid perf script input!"}};
+}
+
+Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
+                                        const ScriptOptions& options, const LineSink& warn,
+                                        const LineSink& out) {
+  PROFKIT_TRY_ASSIGN(ScriptKind kind, detect_script_kind(text));
+  Reader reader(binary, options, warn, out);
+  return reader.run(text, kind);
+}
+
+void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message) {
+  if (n == 0 || total == 0) return;
+  char pct[64];
+  std::snprintf(pct, sizeof pct, "%.2f%%(%" PRIu64 "/%" PRIu64 ") ",
+                static_cast<double>(n) * 100 / static_cast<double>(total), n, total);
+  warn(std::string(pct) + std::string(message));
+}
+
+}  // namespace profkit::profgen

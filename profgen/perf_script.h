@@ -1,0 +1,71 @@
+// Reading `perf script` text (docs/profgen.md, "Perf script input"): mmap events that place
+// the binary, optional repeat counts, and samples, either LBR-only (`perf record -b`: an IP
+// and a branch stack on one line) or hybrid (`perf record -b -g`: call-stack lines, then the
+// branch stack). Addresses are translated to the binary's link-time addresses with the load
+// address in force when the sample is read; addresses outside the binary's code become
+// kExternalAddress. Identical samples are aggregated.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/bytes/expected.h"
+#include "profgen/binary.h"
+
+namespace profkit::profgen {
+
+struct LbrEntry {
+  uint64_t source = 0;
+  uint64_t target = 0;
+  friend bool operator==(const LbrEntry&, const LbrEntry&) = default;
+};
+
+struct PerfSample {
+  // Hybrid samples: the leaf (replaced by the newest branch target) then call instructions
+  // of the callers, innermost first. Empty for LBR-only samples.
+  std::vector<uint64_t> stack;
+  std::vector<LbrEntry> lbr;  // newest first
+};
+
+struct AggregatedSample {
+  PerfSample sample;
+  uint64_t count = 0;
+};
+
+enum class ScriptKind { lbr_only, hybrid };
+
+struct ScriptOptions {
+  std::optional<int64_t> pid;        // --pid: only this process's mmap events place the binary
+  bool ignore_stack_samples = false; // hybrid samples are read as LBR-only ones
+  bool show_mmap_events = false;     // print each parsed mmap event to `out`
+};
+
+struct ParsedScript {
+  ScriptKind kind = ScriptKind::lbr_only;
+  std::vector<AggregatedSample> samples;  // in order of first appearance
+  uint64_t total_samples = 0;             // samples read (before aggregation)
+  uint64_t leaf_external_frames = 0;
+  std::vector<uint64_t> invalid_return_addresses;  // distinct, truncated stacks
+};
+
+using LineSink = std::function<void(std::string_view)>;
+
+// What kind of script `text` is, as llvm-profgen decides it before reading; fails with
+// "Invalid perf script input!" when no line looks like a branch stack.
+Expected<ScriptKind> detect_script_kind(std::string_view text);
+
+// Reads a whole script. `warn` gets llvm-profgen's warnings (mmap lines it cannot parse,
+// invalid branch records, the missing-mmap notice), `out` the --show-mmap-events lines.
+// Addresses are translated with the load address the script's mmap events give `binary`.
+Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
+                                        const ScriptOptions& options, const LineSink& warn,
+                                        const LineSink& out);
+
+// `P%(n/N) message` as llvm-profgen prints its summary warnings; nothing when n or N is 0.
+void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message);
+
+}  // namespace profkit::profgen

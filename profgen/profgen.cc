@@ -1,0 +1,95 @@
+#include "profgen/profgen.h"
+
+#include "format/sampleprof/writer.h"
+#include "io/mapped_file.h"
+#include "profgen/binary.h"
+#include "profgen/counter.h"
+#include "profgen/perf_script.h"
+
+namespace profkit::profgen {
+
+namespace {
+
+Unexpected not_supported(std::string message) {
+  return Unexpected{Error{ErrorCode::invalid_argument, kNoOffset, std::move(message)}};
+}
+
+}  // namespace
+
+Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink& warn,
+                                  const LineSink& out, std::string* failing_input) {
+  *failing_input = options.binary;
+  LoadOptions load;
+  load.use_dwarf_correlation = options.use_dwarf_correlation;
+  PROFKIT_TRY_ASSIGN(auto binary, ProfiledBinary::load(options.binary, load, warn));
+
+  const OffsetBase base = !options.use_offset ? OffsetBase::absolute
+                          : options.use_first_loadable_segment_as_base
+                              ? OffsetBase::first_loadable
+                              : OffsetBase::preferred_base;
+  SampleCounter counter;
+  if (!options.unsymbolized_profile.empty()) {
+    *failing_input = options.unsymbolized_profile;
+    PROFKIT_TRY_ASSIGN(auto file,
+                       MappedFile::open(options.unsymbolized_profile, MappedFile::Access::whole));
+    const Bytes bytes = file.bytes();
+    PROFKIT_TRY_ASSIGN(auto raw, read_unsymbolized(
+                                     std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                                      bytes.size()),
+                                     *binary, base));
+    if (raw.context_sensitive)
+      return not_supported(
+          "context-sensitive unsymbolized profiles are not supported yet (profkit profgen "
+          "writes context-insensitive profiles: use LBR-only samples or "
+          "--ignore-stack-samples)");
+    for (auto& c : raw.counters) {
+      for (const auto& [k, v] : c.counter.ranges) counter.ranges[k] += v;
+      for (const auto& [k, v] : c.counter.branches) counter.branches[k] += v;
+    }
+  } else {
+    *failing_input = options.perfscript;
+    PROFKIT_TRY_ASSIGN(auto file, MappedFile::open(options.perfscript, MappedFile::Access::whole));
+    const Bytes bytes = file.bytes();
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    ScriptOptions so;
+    so.pid = options.pid;
+    so.ignore_stack_samples = options.ignore_stack_samples;
+    so.show_mmap_events = options.show_mmap_events;
+    PROFKIT_TRY_ASSIGN(ParsedScript script, read_perf_script(text, *binary, so, warn, out));
+    if (script.kind == ScriptKind::hybrid && !options.ignore_stack_samples)
+      return not_supported(
+          "context-sensitive profiles from hybrid samples (call stacks with branch stacks) are "
+          "not supported yet: add --ignore-stack-samples for a context-insensitive profile");
+    warn_summary(warn, script.leaf_external_frames, script.total_samples,
+                 "of samples have leaf external frame in call stack.");
+    warn_summary(warn, script.invalid_return_addresses.size(), script.samples.size(),
+                 "of truncated stack samples due to invalid return address, likely caused by "
+                 "frame pointer omission.");
+    warn_invalid_ranges(script, *binary, warn);
+    counter = count_lbr_samples(script, *binary);
+    if (options.skip_symbolization) {
+      std::vector<ContextCounter> counters;
+      counters.push_back(ContextCounter{"", std::move(counter)});
+      return write_unsymbolized(counters, false, *binary, base);
+    }
+  }
+  *failing_input = options.binary;
+
+  sampleprof::Profile profile =
+      generate_context_insensitive(*binary, counter, options.generate);
+  post_process(profile, options.post, warn, out);
+
+  sampleprof::WriteOptions wo;
+  wo.format = options.format;
+  if (options.use_md5) {
+    if (options.format != sampleprof::Format::extbinary)
+      warn("-use-md5 is ignored. Specify --format=extbinary to enable it");
+    else
+      wo.use_md5 = true;
+  }
+  if (options.populate_profile_symbol_list && options.format == sampleprof::Format::extbinary)
+    for (const auto& name : binary->range_function_names()) wo.symbol_list.push_back(name);
+  return sampleprof::write_profile(profile, wo);
+}
+
+}  // namespace profkit::profgen
