@@ -2,7 +2,8 @@
 #   make demo   install what is missing, build, run the main job on the bundled example
 #   make test   install what is missing, build (Release with clang-22, ASan+UBSan with g++),
 #               run every test in both builds
-#   make difftest  the differential tests against llvm-profdata on thousands of random cases
+#   make difftest  the differential tests against llvm-profdata and llvm-profgen on thousands
+#                  of random cases
 # Variables: JOBS (parallel build jobs), WERROR=ON|OFF.
 
 JOBS ?= $(shell nproc)
@@ -37,12 +38,14 @@ test-asan: build-asan
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-# The differential tests against llvm-profdata on thousands of random cases instead of the
-# few hundred `make test` runs (DIFF_CASES to change; PROFKIT_DIFF_SEED=S replays one case).
+# The differential tests against llvm-profdata and llvm-profgen on thousands of random
+# cases instead of the few hundred `make test` runs (DIFF_CASES to change; PROFKIT_DIFF_SEED=S replays one case).
 DIFF_CASES ?= 3000
 difftest: build
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) build/bin/irpgo_differential_test
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/sampleprof_differential_test.py build/bin/profkit
+	@PROFKIT_DIFF_CASES=$$(( $(DIFF_CASES) / 3 )) python3 tests/profgen_differential_test.py \
+	  build/bin/profkit build/bin/profkit-branch-trace
 
 test: test-release test-asan
 	@echo "make test: all tests passed in the Release and ASan+UBSan builds"

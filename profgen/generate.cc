@@ -196,6 +196,10 @@ void generate_line_based(ProfiledBinary& binary, const SampleCounter& counter,
 // probe object; the objects sit in one vector in decode order, holding only the probes of
 // functions that have samples. Bucket equality of such keys (and so the map's iteration
 // order) depends only on their differences, so position x object size reproduces it.
+// llvm-profgen decodes only the probes of functions with samples: the others (which
+// --fill-zero-for-all-funcs ranges reach) are never counted.
+constexpr uint64_t kNotDecoded = UINT64_MAX;
+
 std::vector<uint64_t> probe_slots(const ProfiledBinary& binary, const SampleCounter& counter) {
   constexpr uint64_t kDecodedProbeSize = 32;  // sizeof(MCDecodedPseudoProbe), LLVM 22
   std::unordered_set<uint64_t> profiled;     // GUIDs of functions with samples
@@ -214,7 +218,7 @@ std::vector<uint64_t> probe_slots(const ProfiledBinary& binary, const SampleCoun
   for (size_t i = 0; i < slots.size(); ++i) {
     const auto& node = map.nodes()[map.probes()[i].node];
     if (profiled.count(map.nodes()[node.top_level].guid)) slots[i] = next++ * kDecodedProbeSize;
-    else slots[i] = UINT64_MAX - i;  // never counted: not decoded by llvm-profgen
+    else slots[i] = kNotDecoded;
   }
   return slots;
 }
@@ -235,6 +239,7 @@ void generate_probe_based(ProfiledBinary& binary, const SampleCounter& counter,
        ranges_with_zero_fill(binary, counter.ranges, options.fill_zero_for_all_funcs)) {
     for_each_instruction(binary, range.first, range.second, [&](size_t i) {
       for (uint32_t at : map.find(binary.instruction_address(i))) {
+        if (slots[at] == kNotDecoded) continue;
         by_slot[slots[at]] += count;
         slot_probe[slots[at]] = at;
       }

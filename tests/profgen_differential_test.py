@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Differential test of `profkit profgen` against llvm-profgen-22.
+
+Each case (one seed) generates a random C program (tests/gen/profgen_program_gen.py), builds
+it one of several ways (line tables, pseudo probes, -O0, no frame pointers, non-PIE...),
+runs it under profkit-branch-trace with a random sampling period, LBR depth, entry-flag
+layout and address layout, and gives the same perf scripts to both tools with a random
+subset of llvm-profgen's options: LBR-only scripts, hybrid scripts with
+--ignore-stack-samples, unsymbolized profiles written by llvm-profgen, and scripts mutated
+the ways real ones go wrong (lines dropped, repeated, cut, garbled, given repeat counts or
+CRs). Both must succeed or both fail; on success the output files, stdout and stderr must
+be identical.
+
+usage: profgen_differential_test.py PROFKIT BRANCH_TRACE [CASES]
+  PROFKIT_DIFF_SEED=S    run only case S (replay a failure; the files stay in
+                         $TMPDIR/profgen-diff-S)
+  PROFKIT_DIFF_CASES=N   run cases 1..N (default: CASES, else 40)
+"""
+import concurrent.futures
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, 'gen'))
+import profgen_program_gen  # noqa: E402
+
+LLVM = 'llvm-profgen-22'
+CLANG = 'clang-22'
+FP = ['-fno-omit-frame-pointer', '-mno-omit-leaf-frame-pointer']
+BUILDS = {
+    'line': ['-O2', '-g', '-fdebug-info-for-profiling'] + FP,
+    'line-o1': ['-O1', '-g', '-fdebug-info-for-profiling'] + FP,
+    'probe': ['-O2', '-g', '-fpseudo-probe-for-profiling'] + FP,
+    'probe-uniq': ['-O2', '-g', '-fpseudo-probe-for-profiling',
+                   '-funique-internal-linkage-names'] + FP,
+    'o0': ['-O0', '-g'],
+    'nofp': ['-O2', '-g', '-fdebug-info-for-profiling'],
+    'nopie': ['-O2', '-g', '-fno-pie', '-no-pie', '-fdebug-info-for-profiling'] + FP,
+    'nopie-probe': ['-O2', '-g', '-fno-pie', '-no-pie', '-fpseudo-probe-for-profiling'] + FP,
+}
+OPTIONS = [
+    [],
+    ['--format=text', '--use-md5'],
+    ['--use-md5'],
+    ['--format=binary'],
+    ['--skip-symbolization'],
+    ['--skip-symbolization', '--use-offset=0'],
+    ['--skip-symbolization', '--use-first-loadable-segment-as-base'],
+    ['--populate-profile-symbol-list'],
+    ['--format=text', '--update-total-samples'],
+    ['--format=text', '--fill-zero-for-all-funcs'],
+    ['--format=text', '--trim-cold-profile'],
+    ['--format=text', '--trim-cold-profile', '--profile-summary-cold-count=COLD'],
+    ['--format=text', '--show-density', '--profile-density-threshold=1000'],
+    ['--format=text', '--profile-density-cutoff-hot=500000'],
+    ['--format=text', '--use-dwarf-correlation'],
+    ['--format=text', '--show-mmap-events'],
+    ['--format=text', '--pid=PID'],
+    ['--format=text', '--pid=1'],
+]
+
+
+def run(cmd, cwd):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def mutate(lines, rng):
+    """A copy of a script's lines with 1-4 realistic defects."""
+    lines = list(lines)
+    for _ in range(rng.randint(1, 4)):
+        if not lines:
+            break
+        i = rng.randrange(len(lines))
+        op = rng.randrange(9)
+        if op == 0:
+            del lines[i]
+        elif op == 1:
+            lines.insert(i, lines[i])
+        elif op == 2:
+            lines.insert(i, str(rng.choice([1, 2, 7, 1000, 0])))
+        elif op == 3:
+            lines[i] = lines[i][:rng.randrange(len(lines[i]) + 1)]
+        elif op == 4:
+            lines[i] = lines[i] + '\r'
+        elif op == 5:
+            lines.insert(i, rng.choice(['', '// comment', '  ', '\t', 'garbage line']))
+        elif op == 6:
+            lines[i] = re.sub(r'0x([0-9a-f]+)/', lambda m: '0x%s/' % (m.group(1)[::-1]),
+                              lines[i], count=1)
+        elif op == 7:
+            lines[i] = lines[i].replace('/', '|', 1)
+        else:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+    return lines
+
+
+def compare(profkit, args, work, label, failures):
+    # `-o` names differ; everything else is the same command line.
+    r1 = run([profkit, 'profgen'] + args + ['-o', 'pk.out'], work)
+    r2 = run([LLVM] + args + ['-o', 'ref.out'], work)
+    pk = ref = b''
+    if os.path.exists(os.path.join(work, 'pk.out')):
+        with open(os.path.join(work, 'pk.out'), 'rb') as f:
+            pk = f.read()
+        os.unlink(os.path.join(work, 'pk.out'))
+    if os.path.exists(os.path.join(work, 'ref.out')):
+        with open(os.path.join(work, 'ref.out'), 'rb') as f:
+            ref = f.read()
+        os.unlink(os.path.join(work, 'ref.out'))
+    why = None
+    if (r1[0] == 0) != (r2[0] == 0):
+        why = 'exit status %d (profkit) vs %d (llvm-profgen)' % (r1[0], r2[0])
+    elif r1[0] == 0 and pk != ref:
+        why = 'output files differ (%d vs %d bytes)' % (len(pk), len(ref))
+    elif r1[0] == 0 and r1[1] != r2[1]:
+        why = 'stdout differs'
+    elif r1[0] == 0 and r1[2].replace(b'profkit', b'') != r2[2].replace(b'llvm-profgen', b''):
+        why = 'stderr differs:\n%s\n---\n%s' % (r1[2].decode(errors='replace')[-800:],
+                                                 r2[2].decode(errors='replace')[-800:])
+    if why:
+        failures.append('%s: %s\n    args: %s' % (label, why, ' '.join(args)))
+    return r2[0] == 0
+
+
+def run_case(profkit, tracer, seed, keep):
+    rng = random.Random(seed)
+    work = os.path.join(tempfile.gettempdir(), 'profgen-diff-%d' % seed)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    failures = []
+    try:
+        with open(os.path.join(work, 'prog.c'), 'w') as f:
+            f.write(profgen_program_gen.generate(seed))
+        build = rng.choice(sorted(BUILDS))
+        code, _, err = run([CLANG] + BUILDS[build] + ['prog.c', '-o', 'prog'], work)
+        if code != 0:
+            return ['seed %d: %s build failed: %s' % (seed, build, err.decode()[-500:])]
+        period = rng.choice([97, 211, 499, 997, 1999, 3001])
+        trace = [tracer, '--lbr', 'prog.lbr', '--hybrid', 'prog.hyb', '-q',
+                 '--period', str(period), '--depth', str(rng.choice([4, 8, 16, 32])),
+                 '--flags', rng.choice(['classic', 'spec', 'typed'])]
+        if rng.random() < 0.2:
+            trace += ['--event', 'branches']
+        if rng.random() < 0.5:
+            trace.append('--no-aslr')
+        code, _, err = run(trace + ['--', './prog'], work)
+        if code != 0:
+            return ['seed %d: tracing failed (%d): %s' % (seed, code, err.decode()[-500:])]
+        with open(os.path.join(work, 'prog.lbr')) as f:
+            lbr = f.read()
+        pid = re.search(r'PERF_RECORD_MMAP2 (\d+)/', lbr)
+        cold = str(rng.choice([0, 1, 5, 50]))
+        label = 'seed %d (%s, period %d)' % (seed, build, period)
+
+        chosen = [['--format=text']] + rng.sample(OPTIONS, 5)
+        for opts in chosen:
+            opts = [o.replace('PID', pid.group(1) if pid else '1').replace('COLD', cold)
+                    for o in opts]
+            compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.lbr'] + opts, work,
+                    label, failures)
+        compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb',
+                          '--ignore-stack-samples', '--format=text'], work, label, failures)
+        # Unsymbolized profiles written by llvm-profgen, read by both.
+        base = rng.choice([[], ['--use-offset=0'], ['--use-first-loadable-segment-as-base']])
+        code, _, _ = run([LLVM, '--binary', 'prog', '--perfscript', 'prog.lbr',
+                          '--skip-symbolization', '-o', 'prog.raw'] + base, work)
+        if code == 0:
+            compare(profkit, ['--binary', 'prog', '--unsymbolized-profile', 'prog.raw',
+                              '--format=text'] + base, work, label, failures)
+        # Defective scripts.
+        lines = lbr.split('\n')
+        for k in range(2):
+            with open(os.path.join(work, 'bad%d.lbr' % k), 'w') as f:
+                f.write('\n'.join(mutate(lines, rng)))
+            compare(profkit, ['--binary', 'prog', '--perfscript', 'bad%d.lbr' % k,
+                              '--format=text'], work, label + ' mutation %d' % k, failures)
+    finally:
+        if not keep and not failures:
+            shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+def main():
+    profkit, tracer = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    default = int(sys.argv[3]) if len(sys.argv) > 3 else 40
+    if 'PROFKIT_DIFF_SEED' in os.environ:
+        seeds, keep = [int(os.environ['PROFKIT_DIFF_SEED'])], True
+    else:
+        seeds, keep = range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1), False
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for result in pool.map(lambda s: run_case(profkit, tracer, s, keep), seeds):
+            failures.extend(result)
+    for f in failures:
+        print('FAIL', f)
+    print('%d cases, %d failures (replay one: PROFKIT_DIFF_SEED=N %s %s %s)'
+          % (len(seeds), len(failures), sys.argv[0], profkit, tracer))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
