@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -66,6 +67,7 @@ struct ProfiledBinary::Impl {
   std::unique_ptr<dwarf::SourceMap> sources;
   std::vector<dwarf::SourceFrame> scratch;
   std::unordered_map<uint64_t, uint64_t> function_hash;  // GUID -> descriptor hash
+  std::deque<std::string> names;  // synthetic binaries' function names
 };
 
 ProfiledBinary::ProfiledBinary() : impl_(std::make_unique<Impl>()) {}
@@ -205,6 +207,9 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
           b->sizes_.push_back(insn.length);
           const uint8_t cls = classify(insn.kind);
           b->classes_.push_back(cls);
+          const bool jump = insn.kind == symbolize::InsnKind::jump ||
+                            insn.kind == symbolize::InsnKind::cond_jump;
+          b->targets_.push_back(jump && insn.emulable ? insn.target : 0);
           if (cls & kInsnUncond) b->uncond_.push_back(address);
           if (invalid != 0) ++invalid_runs;
           invalid = 0;
@@ -225,32 +230,21 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
                      [&](size_t x, size_t y) { return b->code_[x] < b->code_[y]; });
     std::vector<uint64_t> code(order.size());
     std::vector<uint8_t> sizes(order.size()), classes(order.size());
+    std::vector<uint64_t> targets(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
       code[i] = b->code_[order[i]];
       sizes[i] = b->sizes_[order[i]];
       classes[i] = b->classes_[order[i]];
+      targets[i] = b->targets_[order[i]];
     }
+    b->targets_ = std::move(targets);
     b->code_ = std::move(code);
     b->sizes_ = std::move(sizes);
     b->classes_ = std::move(classes);
     std::sort(b->uncond_.begin(), b->uncond_.end());
   }
 
-  // Prologs and epilogs: each range start and the instruction after it, each return and
-  // the instruction before it.
-  for (const auto& r : b->ranges_) {
-    b->prolog_epilog_.push_back(r.start);
-    const size_t i = b->lower_bound(r.start);
-    if (i + 1 < b->code_.size()) b->prolog_epilog_.push_back(b->code_[i + 1]);
-  }
-  for (size_t i = 0; i < b->code_.size(); ++i) {
-    if ((b->classes_[i] & kInsnReturn) == 0) continue;
-    b->prolog_epilog_.push_back(b->code_[i]);
-    if (i > 0) b->prolog_epilog_.push_back(b->code_[i - 1]);
-  }
-  std::sort(b->prolog_epilog_.begin(), b->prolog_epilog_.end());
-  b->prolog_epilog_.erase(std::unique(b->prolog_epilog_.begin(), b->prolog_epilog_.end()),
-                          b->prolog_epilog_.end());
+  b->find_prolog_epilog();
 
   uint64_t without_entry = 0;
   {
@@ -280,6 +274,49 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
     for (const auto& d : b->probes_->descriptors()) m.function_hash.try_emplace(d.guid, d.hash);
   }
   return b;
+}
+
+std::unique_ptr<ProfiledBinary> ProfiledBinary::synthetic(const SyntheticBinary& d) {
+  std::unique_ptr<ProfiledBinary> b(new ProfiledBinary());
+  b->path_ = d.path;
+  b->preferred_text_addresses_.push_back(d.preferred_base & kPageMask);
+  b->text_segment_offsets_.push_back(0x1000);
+  b->first_loadable_address_ = d.preferred_base & kPageMask;
+  for (const auto& i : d.instructions) {
+    b->code_.push_back(i.address);
+    b->sizes_.push_back(i.size);
+    b->classes_.push_back(i.classes);
+    b->targets_.push_back(0);
+    if (i.classes & kInsnUncond) b->uncond_.push_back(i.address);
+  }
+  for (const auto& f : d.functions) {
+    const std::string_view name = b->impl_->names.emplace_back(f.name);
+    b->ranges_.push_back(FuncRange{f.start, f.end, static_cast<uint32_t>(b->functions_.size()),
+                                   true});
+    b->functions_.push_back(BinaryFunction{name, {{f.start, f.end}}, false});
+  }
+  std::sort(b->ranges_.begin(), b->ranges_.end(),
+            [](const FuncRange& x, const FuncRange& y) { return x.start < y.start; });
+  b->find_prolog_epilog();
+  return b;
+}
+
+void ProfiledBinary::find_prolog_epilog() {
+  // Prologs and epilogs: each range start and the instruction after it, each return and
+  // the instruction before it.
+  for (const auto& r : ranges_) {
+    prolog_epilog_.push_back(r.start);
+    const size_t i = lower_bound(r.start);
+    if (i + 1 < code_.size()) prolog_epilog_.push_back(code_[i + 1]);
+  }
+  for (size_t i = 0; i < code_.size(); ++i) {
+    if ((classes_[i] & kInsnReturn) == 0) continue;
+    prolog_epilog_.push_back(code_[i]);
+    if (i > 0) prolog_epilog_.push_back(code_[i - 1]);
+  }
+  std::sort(prolog_epilog_.begin(), prolog_epilog_.end());
+  prolog_epilog_.erase(std::unique(prolog_epilog_.begin(), prolog_epilog_.end()),
+                       prolog_epilog_.end());
 }
 
 size_t ProfiledBinary::lower_bound(uint64_t address) const {
@@ -333,6 +370,7 @@ std::string_view ProfiledBinary::callee_name(uint64_t target) const {
 const std::vector<InlineFrame>& ProfiledBinary::inline_stack(uint64_t address) {
   auto [it, added] = stacks_.try_emplace(address);
   if (!added) return it->second;
+  if (!impl_->sources) return it->second;  // a synthetic binary
   auto& frames = impl_->scratch;
   if (!impl_->sources->frames(address, frames)) frames.clear();  // malformed DWARF: no frames
   // Outermost first, ending at the first frame without a name (as LLVM's symbolizer).

@@ -52,6 +52,24 @@ struct InlineFrame {
   uint32_t discriminator = 0;  // raw DWARF discriminator
 };
 
+// A binary described directly, for tests and fuzzing of what reads perf data against it:
+// no file, no DWARF (no inline stacks), no probes.
+struct SyntheticBinary {
+  std::string path = "/synthetic/prog";
+  uint64_t preferred_base = 0x1000;  // the only executable segment, at file offset 0x1000
+  struct Instruction {
+    uint64_t address;
+    uint8_t size;
+    uint8_t classes;  // InsnClass bits
+  };
+  std::vector<Instruction> instructions;  // ascending addresses
+  struct Function {
+    std::string name;
+    uint64_t start, end;
+  };
+  std::vector<Function> functions;  // disjoint ranges, each function's entry
+};
+
 struct LoadOptions {
   bool use_dwarf_correlation = false;  // ignore pseudo probes
 };
@@ -64,6 +82,8 @@ class ProfiledBinary {
   static Expected<std::unique_ptr<ProfiledBinary>> load(
       const std::string& path, const LoadOptions& options,
       const std::function<void(std::string_view)>& warn);
+
+  static std::unique_ptr<ProfiledBinary> synthetic(const SyntheticBinary& description);
 
   ~ProfiledBinary();
 
@@ -85,6 +105,8 @@ class ProfiledBinary {
   uint64_t instruction_address(size_t i) const { return code_[i]; }
   uint8_t instruction_size(size_t i) const { return sizes_[i]; }
   uint8_t instruction_class(size_t i) const { return classes_[i]; }
+  // The target of a direct jmp or jcc, 0 for other instructions.
+  uint64_t jump_target(size_t i) const { return targets_[i]; }
   // Whether an instruction starts at `address`.
   bool is_code(uint64_t address) const;
   uint8_t class_at(uint64_t address) const;  // 0 when no instruction starts there
@@ -137,6 +159,7 @@ class ProfiledBinary {
 
  private:
   ProfiledBinary();
+  void find_prolog_epilog();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 
@@ -147,6 +170,7 @@ class ProfiledBinary {
   std::vector<uint64_t> code_;
   std::vector<uint8_t> sizes_;
   std::vector<uint8_t> classes_;
+  std::vector<uint64_t> targets_;
   std::vector<uint64_t> uncond_;  // sorted addresses of kInsnUncond instructions
   std::vector<uint64_t> prolog_epilog_;  // sorted, unique
   std::vector<BinaryFunction> functions_;

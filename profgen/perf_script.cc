@@ -18,14 +18,17 @@ class TraceLines {
   bool at_eof() const { return eof_; }
   std::string_view line() const { return line_; }
   uint64_t line_number() const { return number_; }
+  uint64_t offset() const { return start_; }  // of the current line
   void advance() {
     if (pos_ >= text_.size()) {
       eof_ = true;
       line_ = {};
+      start_ = text_.size();
       return;
     }
     const size_t end = text_.find('\n', pos_);
     const size_t stop = end == std::string_view::npos ? text_.size() : end;
+    start_ = pos_;
     line_ = text_.substr(pos_, stop - pos_);
     pos_ = end == std::string_view::npos ? text_.size() : end + 1;
     ++number_;
@@ -34,6 +37,7 @@ class TraceLines {
  private:
   std::string_view text_;
   size_t pos_ = 0;
+  size_t start_ = 0;
   std::string_view line_;
   uint64_t number_ = 0;
   bool eof_ = false;
@@ -229,6 +233,21 @@ std::string hex_address(uint64_t v) {
   return buf;
 }
 
+// A sample address line of a script without branch stacks: `[blanks]HEX[ SYMBOL][ (DSO)]`
+// (`perf script -F ip[,sym][,dso]`; call-stack lines are tab-indented). `dso` is the last
+// parenthesized group, empty when there is none.
+bool parse_ip_line(std::string_view line, uint64_t& address, std::string_view& dso) {
+  const std::string_view t = rtrim(ltrim(line));
+  const size_t blank = t.find(' ');
+  if (!parse_unsigned(t.substr(0, blank), 16, address)) return false;
+  dso = {};
+  if (blank != std::string_view::npos && t.back() == ')') {
+    const size_t open = t.rfind(" (");
+    if (open != std::string_view::npos) dso = t.substr(open + 2, t.size() - open - 3);
+  }
+  return true;
+}
+
 class Reader {
  public:
   Reader(const ProfiledBinary& binary, const ScriptOptions& options, const LineSink& warn,
@@ -241,7 +260,7 @@ class Reader {
     TraceLines lines(text);
     while (!lines.at_eof()) {
       if (is_mmap_event(lines.line())) {
-        PROFKIT_TRY(mmap_event(lines.line()));
+        PROFKIT_TRY(mmap_event(lines.line(), lines.offset()));
         lines.advance();
         continue;
       }
@@ -250,6 +269,8 @@ class Reader {
       if (parse_unsigned(lines.line(), 10, count)) lines.advance();
       if (kind == ScriptKind::hybrid) {
         PROFKIT_TRY(hybrid_sample(lines, count));
+      } else if (kind == ScriptKind::ip_only) {
+        ip_sample(lines, count);
       } else {
         lbr_only_sample(lines, count);
       }
@@ -264,7 +285,7 @@ class Reader {
  private:
   uint64_t canonical(uint64_t a) const { return a - base_ + binary_.preferred_base(); }
 
-  Expected<void> mmap_event(std::string_view line) {
+  Expected<void> mmap_event(std::string_view line, uint64_t at) {
     MmapEvent e;
     if (!parse_mmap_event(line, e)) {
       warn_("Cannot parse mmap event: " + std::string(line) + " ");
@@ -275,6 +296,7 @@ class Reader {
            ": \n");
     if (file_name_of(e.path) != binary_.file_name()) return {};
     if (options_.pid && e.pid != *options_.pid) return {};
+    mappings_.emplace_back(e.address, e.size);
     if (e.address == base_) {
       loaded_by_mmap_ = true;
       return {};
@@ -289,18 +311,18 @@ class Reader {
     if (it != offsets.end() && *it == e.offset) {
       const size_t i = static_cast<size_t>(it - offsets.begin());
       if (binary_.preferred_text_addresses()[i] - binary_.preferred_base() != e.address - base_)
-        return fatal("Executable segments not loaded consecutively");
+        return fatal(at, "Executable segments not loaded consecutively");
       return {};
     }
-    if (it == offsets.begin()) return fatal("File offset not found");
+    if (it == offsets.begin()) return fatal(at, "File offset not found");
     --it;
     if (e.offset - *it != e.address - base_)
-      return fatal("Segment not loaded by consecutive mmaps");
+      return fatal(at, "Segment not loaded by consecutive mmaps");
     return {};
   }
 
-  static Unexpected fatal(std::string message) {
-    return Unexpected{Error{ErrorCode::malformed, kNoOffset, std::move(message)}};
+  static Unexpected fatal(uint64_t at, std::string message) {
+    return Unexpected{Error{ErrorCode::malformed, at, std::move(message)}};
   }
 
   void warn_if_missing_mmap() {
@@ -406,13 +428,73 @@ class Reader {
     }
     warn_if_missing_mmap();
     if (lines.at_eof() || !starts_lbr_line(lines.line()))
-      return fatal("'Hybrid perf sample is corrupted, No LBR sample line");
+      return fatal(lines.offset(), "'Hybrid perf sample is corrupted, No LBR sample line");
     if (extract_lbr(lines, sample_.lbr)) {
       if (options_.ignore_stack_samples) sample_.stack.clear();
       else sample_.stack.front() = sample_.lbr.front().target;
       aggregate(count);
     }
     return {};
+  }
+
+  // A sampled address in link-time terms. perf prints absolute addresses, or (perf 6.1
+  // call chains) offsets in the DSO's file; an address inside a relevant mmap event is
+  // absolute, one tagged with another DSO is outside, one tagged with the binary is a file
+  // offset, an untagged one is absolute when the binary was mapped and link-time otherwise.
+  uint64_t translate_ip(uint64_t a, std::string_view dso) const {
+    for (const auto& [start, size] : mappings_)
+      if (a >= start && a - start < size) return canonical(a);
+    uint64_t link = a;
+    if (!dso.empty()) {
+      if (file_name_of(dso) != binary_.file_name()) return kExternalAddress;
+      const auto& offsets = binary_.text_segment_offsets();
+      auto it = std::upper_bound(offsets.begin(), offsets.end(), a);
+      if (it == offsets.begin()) return kExternalAddress;
+      --it;
+      link = a - *it + binary_.preferred_text_addresses()[static_cast<size_t>(
+                           it - offsets.begin())];
+    } else if (!mappings_.empty()) {
+      link = canonical(a);
+    }
+    return binary_.is_code(link) ? link : kExternalAddress;
+  }
+
+  // One sample: a space-indented IP line, or tab-indented call-stack lines (leaf first).
+  void ip_sample(TraceLines& lines, uint64_t count) {
+    sample_.stack.clear();
+    sample_.lbr.clear();
+    uint64_t address = 0;
+    std::string_view dso;
+    if (lines.at_eof() || !parse_ip_line(lines.line(), address, dso)) {
+      lines.advance();  // a blank line, a comment
+      return;
+    }
+    const bool chain = !lines.line().empty() && lines.line()[0] == '\t';
+    bool truncated = false;
+    do {
+      uint64_t frame = translate_ip(address, dso);
+      lines.advance();
+      if (!sample_.stack.empty() && frame != kExternalAddress && !truncated) {
+        const uint64_t call = binary_.call_from_return_address(frame);
+        if (call == 0) {
+          invalid_returns_.push_back(frame);
+          truncated = true;
+        }
+        frame = call;
+      }
+      if (!truncated && !(frame == kExternalAddress && !sample_.stack.empty() &&
+                          sample_.stack.back() == kExternalAddress))
+        sample_.stack.push_back(frame);
+    } while (chain && !lines.at_eof() && !lines.line().empty() && lines.line()[0] == '\t' &&
+             parse_ip_line(lines.line(), address, dso));
+    if (sample_.stack.size() > 1 && sample_.stack.back() == kExternalAddress)
+      sample_.stack.pop_back();  // the start-up code below main
+    if (sample_.stack.front() == kExternalAddress) {
+      ++result_.leaf_external_frames;
+      return;
+    }
+    warn_if_missing_mmap();
+    aggregate(count);
   }
 
   void aggregate(uint64_t count) {
@@ -442,6 +524,7 @@ class Reader {
   std::string key_;
   std::unordered_map<std::string, size_t> index_;
   std::vector<uint64_t> invalid_returns_;
+  std::vector<std::pair<uint64_t, uint64_t>> mappings_;  // relevant mmap events: start, size
 };
 
 }  // namespace
@@ -461,6 +544,14 @@ Expected<ScriptKind> detect_script_kind(std::string_view text) {
         return stack_lines > 0 ? ScriptKind::hybrid : ScriptKind::lbr_only;
       lines.advance();
     }
+  }
+  // No branch stack anywhere: sampled IPs (and call stacks) are still a profile.
+  TraceLines again(text);
+  for (; !again.at_eof(); again.advance()) {
+    uint64_t address = 0;
+    std::string_view dso;
+    if (!is_mmap_event(again.line()) && parse_ip_line(again.line(), address, dso))
+      return ScriptKind::ip_only;
   }
   return Unexpected{Error{ErrorCode::malformed, kNoOffset, "Invalid perf script input!"}};
 }

@@ -26,7 +26,8 @@ struct LbrEntry {
 
 struct PerfSample {
   // Hybrid samples: the leaf (replaced by the newest branch target) then call instructions
-  // of the callers, innermost first. Empty for LBR-only samples.
+  // of the callers, innermost first. Empty for LBR-only samples. IP-only samples: the
+  // sampled IP then the callers' call instructions (kExternalAddress where outside).
   std::vector<uint64_t> stack;
   std::vector<LbrEntry> lbr;  // newest first
 };
@@ -36,7 +37,10 @@ struct AggregatedSample {
   uint64_t count = 0;
 };
 
-enum class ScriptKind { lbr_only, hybrid };
+// lbr_only: `perf record -b`; hybrid: `perf record -b -g`; ip_only: no branch stacks at all
+// (`perf record -g` or plain sampling), which llvm-profgen refuses and profkit estimates
+// from (profgen/ip_samples.h).
+enum class ScriptKind { lbr_only, hybrid, ip_only };
 
 struct ScriptOptions {
   std::optional<int64_t> pid;        // --pid: only this process's mmap events place the binary
@@ -54,8 +58,9 @@ struct ParsedScript {
 
 using LineSink = std::function<void(std::string_view)>;
 
-// What kind of script `text` is, as llvm-profgen decides it before reading; fails with
-// "Invalid perf script input!" when no line looks like a branch stack.
+// What kind of script `text` is, as llvm-profgen decides it before reading; a script with
+// no branch stack is ip_only when it has sample addresses. Fails with "Invalid perf script
+// input!" when it has neither.
 Expected<ScriptKind> detect_script_kind(std::string_view text);
 
 // Reads a whole script. `warn` gets llvm-profgen's warnings (mmap lines it cannot parse,

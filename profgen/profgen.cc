@@ -4,6 +4,7 @@
 #include "io/mapped_file.h"
 #include "profgen/binary.h"
 #include "profgen/counter.h"
+#include "profgen/ip_samples.h"
 #include "profgen/perf_script.h"
 
 namespace profkit::profgen {
@@ -65,8 +66,15 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
     warn_summary(warn, script.invalid_return_addresses.size(), script.samples.size(),
                  "of truncated stack samples due to invalid return address, likely caused by "
                  "frame pointer omission.");
-    warn_invalid_ranges(script, *binary, warn);
-    counter = count_lbr_samples(script, *binary);
+    if (script.kind == ScriptKind::ip_only) {
+      warn("no branch stacks in " + options.perfscript +
+           ": estimating block and call counts from the sampled addresses and call stacks "
+           "(see docs/profgen.md)");
+      counter = estimate_from_ip_samples(script, *binary);
+    } else {
+      warn_invalid_ranges(script, *binary, warn);
+      counter = count_lbr_samples(script, *binary);
+    }
     if (options.skip_symbolization) {
       std::vector<ContextCounter> counters;
       counters.push_back(ContextCounter{"", std::move(counter)});

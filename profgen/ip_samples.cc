@@ -1,0 +1,101 @@
+#include "profgen/ip_samples.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace profkit::profgen {
+
+namespace {
+
+// Block leaders: instruction indices where a block starts.
+std::vector<bool> leaders(const ProfiledBinary& b) {
+  const size_t n = b.instruction_count();
+  std::vector<bool> leader(n, false);
+  if (n > 0) leader[0] = true;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t cls = b.instruction_class(i);
+    if ((cls & (kInsnBranch | kInsnReturn)) != 0 && i + 1 < n) leader[i + 1] = true;
+    if (const uint64_t t = b.jump_target(i); t != 0) {
+      const size_t j = b.lower_bound(t);
+      if (j < n && b.instruction_address(j) == t) leader[j] = true;
+    }
+    // A gap between instructions (padding, data) ends a block too.
+    if (i + 1 < n && b.instruction_address(i) + b.instruction_size(i) != b.instruction_address(i + 1))
+      leader[i + 1] = true;
+  }
+  for (const auto& f : b.functions())
+    for (const auto& [start, end] : f.ranges) {
+      const size_t j = b.lower_bound(start);
+      if (j < n) leader[j] = true;
+      const size_t k = b.lower_bound(end);
+      if (k < n) leader[k] = true;
+    }
+  return leader;
+}
+
+// The entry of the function containing `address`: the start of its entry range.
+uint64_t function_entry(const ProfiledBinary& b, uint64_t address) {
+  const FuncRange* r = b.find_func_range(address);
+  if (r == nullptr) return 0;
+  if (r->is_entry) return r->start;
+  for (const auto& [start, end] : b.functions()[r->function].ranges)
+    if (const FuncRange* e = b.func_range_at(start); e != nullptr && e->is_entry) return start;
+  return 0;
+}
+
+}  // namespace
+
+SampleCounter estimate_from_ip_samples(const ParsedScript& script, const ProfiledBinary& binary) {
+  const std::vector<bool> leader = leaders(binary);
+  const size_t n = binary.instruction_count();
+  auto block_of = [&](uint64_t address) -> std::pair<size_t, size_t> {  // [first, last]
+    size_t i = binary.lower_bound(address);
+    if (i >= n || binary.instruction_address(i) != address) return {n, n};
+    size_t first = i;
+    while (!leader[first]) --first;
+    size_t last = i;
+    while (last + 1 < n && !leader[last + 1]) ++last;
+    return {first, last};
+  };
+
+  std::map<size_t, uint64_t> block_samples;  // first instruction -> samples
+  std::map<uint64_t, std::map<uint64_t, uint64_t>> site_callees;  // call -> callee entry -> n
+  for (const auto& [sample, count] : script.samples) {
+    const auto& stack = sample.stack;
+    if (stack.empty() || stack[0] == kExternalAddress) continue;
+    const auto [first, last] = block_of(stack[0]);
+    if (first < n) block_samples[first] += count;
+    for (size_t i = 1; i < stack.size(); ++i) {
+      if (stack[i] == kExternalAddress || stack[i - 1] == kExternalAddress) continue;
+      const uint64_t callee = function_entry(binary, stack[i - 1]);
+      if (callee != 0) site_callees[stack[i]][callee] += count;
+    }
+  }
+
+  SampleCounter c;
+  std::map<size_t, uint64_t> block_count;
+  for (const auto& [first, samples] : block_samples) {
+    size_t last = first;
+    while (last + 1 < n && !leader[last + 1]) ++last;
+    const uint64_t length = last - first + 1;
+    const uint64_t estimate = std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length);
+    block_count[first] = estimate;
+    c.ranges[{binary.instruction_address(first), binary.instruction_address(last)}] = estimate;
+  }
+  for (const auto& [site, callees] : site_callees) {
+    uint64_t total = 0;
+    for (const auto& [callee, samples] : callees) total += samples;
+    const auto [first, last] = block_of(site);
+    auto counted = block_count.find(first);
+    // A call on a stack ran, even when its block drew no sample of its own.
+    const uint64_t calls = counted == block_count.end() ? 1 : counted->second;
+    for (const auto& [callee, samples] : callees) {
+      const uint64_t share = std::max<uint64_t>(1, (calls * samples + total / 2) / total);
+      c.branches[{site, callee}] = share;
+    }
+  }
+  return c;
+}
+
+}  // namespace profkit::profgen
