@@ -66,7 +66,10 @@ SampleCounter estimate_from_ip_samples(const ParsedScript& script, const Profile
     if (stack.empty() || stack[0] == kExternalAddress) continue;
     const auto [first, last] = block_of(stack[0]);
     if (first < n) block_samples[first] += count;
-    for (size_t i = 1; i < stack.size(); ++i) {
+    // In a prolog or epilog the frame pointer still (or again) names the caller's frame, so
+    // the first caller frame is the caller's caller: that edge is not a call.
+    const size_t first_edge = binary.in_prolog_epilog(stack[0]) ? 2 : 1;
+    for (size_t i = first_edge; i < stack.size(); ++i) {
       if (stack[i] == kExternalAddress || stack[i - 1] == kExternalAddress) continue;
       const uint64_t callee = function_entry(binary, stack[i - 1]);
       if (callee != 0) site_callees[stack[i]][callee] += count;

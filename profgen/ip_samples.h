@@ -12,7 +12,8 @@
 //    least 1, so that no executed block looks unexecuted.
 //  * Calls. Each caller frame of a stack is a call instruction that was active; the share of
 //    a call site's stack samples that name callee F estimates the share of its calls going
-//    to F. The calls into F from that site are the site block's count times that share;
+//    to F (a sample in a prolog or epilog names its caller's caller: that first edge is left
+//    out). The calls into F from that site are the site block's count times that share;
 //    head samples follow from them as from LBR call branches.
 #pragma once
 

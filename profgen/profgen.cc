@@ -1,10 +1,13 @@
 #include "profgen/profgen.h"
 
+#include <optional>
+
 #include "format/sampleprof/writer.h"
 #include "io/mapped_file.h"
 #include "profgen/binary.h"
 #include "profgen/counter.h"
 #include "profgen/ip_samples.h"
+#include "profgen/perf_data.h"
 #include "profgen/perf_script.h"
 
 namespace profkit::profgen {
@@ -48,10 +51,20 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       for (const auto& [k, v] : c.counter.branches) counter.branches[k] += v;
     }
   } else {
-    *failing_input = options.perfscript;
-    PROFKIT_TRY_ASSIGN(auto file, MappedFile::open(options.perfscript, MappedFile::Access::whole));
-    const Bytes bytes = file.bytes();
-    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const std::string& input = options.perfdata.empty() ? options.perfscript : options.perfdata;
+    *failing_input = input;
+    std::optional<MappedFile> file;
+    std::string converted;
+    std::string_view text;
+    if (!options.perfdata.empty()) {
+      PROFKIT_TRY_ASSIGN(converted, perf_data_to_script(options.perfdata, binary->file_name(),
+                                                        options.pid));
+      text = converted;
+    } else {
+      PROFKIT_TRY_ASSIGN(file, MappedFile::open(options.perfscript, MappedFile::Access::whole));
+      const Bytes bytes = file->bytes();
+      text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
     ScriptOptions so;
     so.pid = options.pid;
     so.ignore_stack_samples = options.ignore_stack_samples;
@@ -67,7 +80,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
                  "of truncated stack samples due to invalid return address, likely caused by "
                  "frame pointer omission.");
     if (script.kind == ScriptKind::ip_only) {
-      warn("no branch stacks in " + options.perfscript +
+      warn("no branch stacks in " + input +
            ": estimating block and call counts from the sampled addresses and call stacks "
            "(see docs/profgen.md)");
       counter = estimate_from_ip_samples(script, *binary);

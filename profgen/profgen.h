@@ -17,9 +17,10 @@ namespace profkit::profgen {
 
 struct ProfgenOptions {
   std::string binary;
-  // Exactly one input: a perf script, or an unsymbolized profile (--skip-symbolization's
-  // output). --perfdata is turned into a perf script by the command before this runs.
+  // Exactly one input: a perf script, a perf.data file (turned into a perf script by
+  // running `perf script`), or an unsymbolized profile (--skip-symbolization's output).
   std::string perfscript;
+  std::string perfdata;
   std::string unsymbolized_profile;
 
   sampleprof::Format format = sampleprof::Format::extbinary;

@@ -31,18 +31,22 @@ bool exists(const std::string& path) {
 
 int run_profgen(ProfgenCli& cli) {
   profgen::ProfgenOptions& o = cli.options;
-  const int inputs = !o.perfscript.empty() + !o.unsymbolized_profile.empty();
+  const int inputs =
+      !o.perfscript.empty() + !o.perfdata.empty() + !o.unsymbolized_profile.empty();
   if (inputs == 0) {
     report_error(
-        "Perf input file is missing, please use one of `--perfscript` and "
+        "Perf input file is missing, please use one of `--perfscript`, `--perfdata` and "
         "`--unsymbolized-profile` for the input.");
     return 1;
   }
   if (inputs > 1) {
-    report_error("`--perfscript` and `--unsymbolized-profile` cannot be used together.");
+    report_error(
+        "`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.");
     return 1;
   }
-  const std::string& input = o.perfscript.empty() ? o.unsymbolized_profile : o.perfscript;
+  const std::string& input = !o.perfscript.empty() ? o.perfscript
+                             : !o.perfdata.empty() ? o.perfdata
+                                                   : o.unsymbolized_profile;
   if (!exists(input)) {
     report_error("Input perf file(" + input + ") doesn't exist.");
     return 1;
@@ -91,6 +95,8 @@ void add_profgen_command(CLI::App& app, int& exit_status) {
       ->required();
   cmd->add_option("--perfscript,--ps", o.perfscript,
                   "`perf script -F ip,brstack --show-mmap-events` output");
+  cmd->add_option("--perfdata,--pd", o.perfdata,
+                  "perf.data (`perf record -b`, or without LBR `perf record -g`); needs perf");
   cmd->add_option("--unsymbolized-profile,--up", o.unsymbolized_profile,
                   "An unsymbolized profile written by --skip-symbolization");
   cmd->add_option("--format", cli->format, "Output format (default extbinary)")
