@@ -14,6 +14,8 @@ packages=(
   libbz2-dev liblzma-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
+  # perf: `profkit profgen --perfdata` runs `perf script`; recordings for benchmarks
+  linux-perf
   # man pages from --help (help2man) and the Debian package's dependencies (dpkg-shlibdeps)
   help2man dpkg-dev
   # 32-bit producers: clang -m32 builds run under user-mode emulation (kernels may lack IA-32)
