@@ -29,9 +29,9 @@ uint8_t classify(symbolize::InsnKind kind) {
     case InsnKind::indirect_call: return kInsnCall | kInsnUncond;
     case InsnKind::ret: return kInsnReturn | kInsnUncond;
     case InsnKind::jump: return kInsnBranch | kInsnUncond;
-    case InsnKind::cond_jump:
-    case InsnKind::indirect_jump: return kInsnBranch;  // an indirect jmp is no "unconditional
-                                                       // branch" to LLVM (its target varies)
+    case InsnKind::cond_jump: return kInsnBranch;
+    // An indirect jmp is no "unconditional branch" to LLVM (its target varies).
+    case InsnKind::indirect_jump: return kInsnBranch | kInsnIndirectJump;
     case InsnKind::other: break;
   }
   return 0;

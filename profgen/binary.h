@@ -29,6 +29,7 @@ enum InsnClass : uint8_t {
   kInsnReturn = 2,  // return
   kInsnBranch = 4,  // conditional, direct or indirect jump
   kInsnUncond = 8,  // ends straight-line code for good: call, return, direct jmp
+  kInsnIndirectJump = 16,  // jmp through a register or memory (a possible tail call)
 };
 
 struct BinaryFunction {

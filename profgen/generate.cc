@@ -330,6 +330,39 @@ uint64_t threshold_at(const sampleprof::Summary& summary, uint32_t cutoff) {
 
 }  // namespace
 
+RangeCounts make_disjoint(const RangeCounts& ranges) { return disjoint_ranges(ranges); }
+
+void filter_ambiguous_profiles(Profile& profile) {
+  for (auto it = profile.functions.begin(); it != profile.functions.end();)
+    it = filter_ambiguous(it->second) ? profile.functions.erase(it) : std::next(it);
+}
+
+uint64_t summary_threshold(const sampleprof::Summary& summary, uint32_t cutoff) {
+  return threshold_at(summary, cutoff);
+}
+
+void check_density(const Profile& profile, const PostProcessOptions& options,
+                   const std::function<void(std::string_view)>& warn,
+                   const std::function<void(std::string_view)>& out) {
+  const double density = profile_density(profile, options.density_cutoff_hot);
+  char buf[256];
+  if (density == 0.0) {
+    warn("The output profile is empty or the --profile-density-cutoff-hot option is set too "
+         "low. Please check your command.");
+  } else if (density < options.density_threshold) {
+    std::snprintf(buf, sizeof buf, "%.1f", options.density_threshold / density);
+    warn("Sample PGO is estimated to optimize better with " + std::string(buf) +
+         "x more samples. Please consider increasing sampling rate or profiling for longer "
+         "duration to get more samples.");
+  }
+  if (options.show_density) {
+    std::snprintf(buf, sizeof buf,
+                  "Functions with density >= %.1f account for %.2f%% total sample counts.\n",
+                  density, static_cast<double>(options.density_cutoff_hot) / 10000);
+    out(buf);
+  }
+}
+
 Profile generate_context_insensitive(ProfiledBinary& binary, const SampleCounter& counter,
                                      const GenerateOptions& options) {
   Profile profile;
@@ -354,31 +387,13 @@ void post_process(Profile& profile, const PostProcessOptions& options,
                   const std::function<void(std::string_view)>& out) {
   const sampleprof::Summary summary = sampleprof::compute_summary(profile);
   const uint64_t cold = options.cold_count ? *options.cold_count
-                                           : threshold_at(summary, options.cutoff_cold);
+                                           : summary_threshold(summary, options.cutoff_cold);
   if (options.trim_cold_profile) {
     for (auto it = profile.functions.begin(); it != profile.functions.end();)
       it = it->second.total < cold ? profile.functions.erase(it) : std::next(it);
   }
-  for (auto it = profile.functions.begin(); it != profile.functions.end();)
-    it = filter_ambiguous(it->second) ? profile.functions.erase(it) : std::next(it);
-
-  const double density = profile_density(profile, options.density_cutoff_hot);
-  char buf[256];
-  if (density == 0.0) {
-    warn("The output profile is empty or the --profile-density-cutoff-hot option is set too "
-         "low. Please check your command.");
-  } else if (density < options.density_threshold) {
-    std::snprintf(buf, sizeof buf, "%.1f", options.density_threshold / density);
-    warn("Sample PGO is estimated to optimize better with " + std::string(buf) +
-         "x more samples. Please consider increasing sampling rate or profiling for longer "
-         "duration to get more samples.");
-  }
-  if (options.show_density) {
-    std::snprintf(buf, sizeof buf,
-                  "Functions with density >= %.1f account for %.2f%% total sample counts.\n",
-                  density, static_cast<double>(options.density_cutoff_hot) / 10000);
-    out(buf);
-  }
+  filter_ambiguous_profiles(profile);
+  check_density(profile, options, warn, out);
 }
 
 }  // namespace profkit::profgen

@@ -42,4 +42,17 @@ void post_process(sampleprof::Profile& profile, const PostProcessOptions& option
                   const std::function<void(std::string_view)>& warn,
                   const std::function<void(std::string_view)>& out);
 
+// Pieces the context-sensitive generator shares:
+// overlapping ranges cut into disjoint pieces carrying the sums of the counts over them
+// (zero-count ranges keep the gaps they cover as zero pieces);
+RangeCounts make_disjoint(const RangeCounts& ranges);
+// the removal of __cxx_global_var_init* / __tls_init* profiles and inlinees;
+void filter_ambiguous_profiles(sampleprof::Profile& profile);
+// the minimum count at `cutoff` (per million) of a summary;
+uint64_t summary_threshold(const sampleprof::Summary& summary, uint32_t cutoff);
+// the density warning and --show-density.
+void check_density(const sampleprof::Profile& profile, const PostProcessOptions& options,
+                   const std::function<void(std::string_view)>& warn,
+                   const std::function<void(std::string_view)>& out);
+
 }  // namespace profkit::profgen

@@ -18,6 +18,9 @@ Unexpected not_supported(std::string message) {
   return Unexpected{Error{ErrorCode::invalid_argument, kNoOffset, std::move(message)}};
 }
 
+Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOptions& options,
+                            const ProfiledBinary& binary, const LineSink& warn);
+
 }  // namespace
 
 Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink& warn,
@@ -70,15 +73,37 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
     so.ignore_stack_samples = options.ignore_stack_samples;
     so.show_mmap_events = options.show_mmap_events;
     PROFKIT_TRY_ASSIGN(ParsedScript script, read_perf_script(text, *binary, so, warn, out));
-    if (script.kind == ScriptKind::hybrid && !options.ignore_stack_samples)
-      return not_supported(
-          "context-sensitive profiles from hybrid samples (call stacks with branch stacks) are "
-          "not supported yet: add --ignore-stack-samples for a context-insensitive profile");
     warn_summary(warn, script.leaf_external_frames, script.total_samples,
                  "of samples have leaf external frame in call stack.");
     warn_summary(warn, script.invalid_return_addresses.size(), script.samples.size(),
                  "of truncated stack samples due to invalid return address, likely caused by "
                  "frame pointer omission.");
+    if (script.kind == ScriptKind::hybrid && !options.ignore_stack_samples) {
+      warn_invalid_ranges(script, *binary, warn);
+      CsOptions cs = options.cs;
+      cs.update_total_samples = options.generate.update_total_samples;
+      cs.trim_cold_profile = options.post.trim_cold_profile;
+      // The pre-inliner's decisions would be undone by merging: merging is on by default
+      // only without it.
+      if (cs.preinliner && !options.merge_cold_context_given) cs.merge_cold_context = false;
+      UnwindStats stats;
+      std::vector<CsCounter> counters = unwind_samples(script, *binary, cs.context, stats);
+      warn_unwind(stats, counters.size(), warn);
+      if (options.skip_symbolization) {
+        std::vector<ContextCounter> out_counters;
+        for (auto& c : counters)
+          out_counters.push_back(ContextCounter{context_text(c, *binary, base), c.counter});
+        return write_unsymbolized(out_counters, true, *binary, base);
+      }
+      if (cs.preinliner)
+        return not_supported(
+            "the CS pre-inliner is not implemented yet: add --csspgo-preinliner=0 for a "
+            "context-sensitive profile without pre-inlining decisions");
+      *failing_input = options.binary;
+      sampleprof::Profile profile = generate_context_sensitive(*binary, counters, cs);
+      post_process_cs(profile, cs, options.post, warn, out);
+      return write(profile, options, *binary, warn);
+    }
     if (script.kind == ScriptKind::ip_only) {
       warn("no branch stacks in " + input +
            ": estimating block and call counts from the sampled addresses and call stacks "
@@ -99,7 +124,13 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
   sampleprof::Profile profile =
       generate_context_insensitive(*binary, counter, options.generate);
   post_process(profile, options.post, warn, out);
+  return write(profile, options, *binary, warn);
+}
 
+namespace {
+
+Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOptions& options,
+                            const ProfiledBinary& binary, const LineSink& warn) {
   sampleprof::WriteOptions wo;
   wo.format = options.format;
   if (options.use_md5) {
@@ -109,8 +140,10 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       wo.use_md5 = true;
   }
   if (options.populate_profile_symbol_list && options.format == sampleprof::Format::extbinary)
-    for (const auto& name : binary->range_function_names()) wo.symbol_list.push_back(name);
+    for (const auto& name : binary.range_function_names()) wo.symbol_list.push_back(name);
   return sampleprof::write_profile(profile, wo);
 }
+
+}  // namespace
 
 }  // namespace profkit::profgen

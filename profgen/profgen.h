@@ -11,6 +11,7 @@
 
 #include "format/bytes/expected.h"
 #include "format/sampleprof/profile.h"
+#include "profgen/cs_generate.h"
 #include "profgen/generate.h"
 
 namespace profkit::profgen {
@@ -35,6 +36,8 @@ struct ProfgenOptions {
   bool populate_profile_symbol_list = false;  // extbinary only
   GenerateOptions generate;
   PostProcessOptions post;
+  CsOptions cs;                               // hybrid samples (context-sensitive profiles)
+  bool merge_cold_context_given = false;      // --csprof-merge-cold-context on the command line
 };
 
 using LineSink = std::function<void(std::string_view)>;

@@ -5,8 +5,8 @@ Each case (one seed) generates a random C program (tests/gen/profgen_program_gen
 it one of several ways (line tables, pseudo probes, -O0, no frame pointers, non-PIE...),
 runs it under profkit-branch-trace with a random sampling period, LBR depth, entry-flag
 layout and address layout, and gives the same perf scripts to both tools with a random
-subset of llvm-profgen's options: LBR-only scripts, hybrid scripts with
---ignore-stack-samples, unsymbolized profiles written by llvm-profgen, and scripts mutated
+subset of llvm-profgen's options: LBR-only scripts, hybrid scripts (context-sensitive
+profiles, and with --ignore-stack-samples), unsymbolized profiles written by llvm-profgen, and scripts mutated
 the ways real ones go wrong (lines dropped, repeated, cut, garbled, given repeat counts or
 CRs). Both must succeed or both fail; on success the output files, stdout and stderr must
 be identical.
@@ -62,6 +62,29 @@ OPTIONS = [
     ['--format=text', '--show-mmap-events'],
     ['--format=text', '--pid=PID'],
     ['--format=text', '--pid=1'],
+]
+
+# Hybrid scripts (call stacks and branch stacks): context-sensitive profiles.
+CS_OPTIONS = [
+    ['--csspgo-preinliner=0'],
+    ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0'],
+    ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0', '--format=text'],
+    ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0', '--csprof-merge-cold-context=0',
+     '--format=text'],
+    ['--skip-symbolization'],
+    ['--skip-symbolization', '--use-offset=0'],
+    ['--csspgo-preinliner=0', '--infer-missing-frames=0', '--format=text'],
+    ['--csspgo-preinliner=0', '--compress-recursion=0', '--gen-cs-nested-profile=0',
+     '--format=text'],
+    ['--csspgo-preinliner=0', '--compress-recursion=1', '--format=text'],
+    ['--csspgo-preinliner=0', '--csprof-max-context-depth=1', '--format=text'],
+    ['--csspgo-preinliner=0', '--csprof-max-context-depth=2', '--gen-cs-nested-profile=0',
+     '--format=text'],
+    ['--csspgo-preinliner=0', '--trim-cold-profile', '--format=text'],
+    ['--csspgo-preinliner=0', '--csprof-max-cold-context-depth=2', '--format=text'],
+    ['--csspgo-preinliner=0', '--update-total-samples', '--format=text'],
+    ['--csspgo-preinliner=0', '--use-md5'],
+    ['--csspgo-preinliner=0', '--profile-summary-hot-count=3', '--format=text'],
 ]
 
 
@@ -150,6 +173,8 @@ def run_case(profkit, tracer, seed, keep):
             trace += ['--event', 'branches']
         if rng.random() < 0.5:
             trace.append('--no-aslr')
+        if rng.random() < 0.5:
+            trace += ['--stack', 'fp']
         code, _, err = run(trace + ['--', './prog'], work)
         if code != 0:
             return ['seed %d: tracing failed (%d): %s' % (seed, code, err.decode()[-500:])]
@@ -167,6 +192,9 @@ def run_case(profkit, tracer, seed, keep):
                     label, failures)
         compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb',
                           '--ignore-stack-samples', '--format=text'], work, label, failures)
+        for opts in [['--csspgo-preinliner=0', '--format=text']] + rng.sample(CS_OPTIONS, 4):
+            compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb'] + opts, work,
+                    label + ' hybrid', failures)
         # Unsymbolized profiles written by llvm-profgen, read by both.
         base = rng.choice([[], ['--use-offset=0'], ['--use-first-loadable-segment-as-base']])
         code, _, _ = run([LLVM, '--binary', 'prog', '--perfscript', 'prog.lbr',
@@ -181,6 +209,12 @@ def run_case(profkit, tracer, seed, keep):
                 f.write('\n'.join(mutate(lines, rng)))
             compare(profkit, ['--binary', 'prog', '--perfscript', 'bad%d.lbr' % k,
                               '--format=text'], work, label + ' mutation %d' % k, failures)
+        with open(os.path.join(work, 'prog.hyb')) as f:
+            hybrid_lines = f.read().split('\n')
+        with open(os.path.join(work, 'bad.hyb'), 'w') as f:
+            f.write('\n'.join(mutate(hybrid_lines, rng)))
+        compare(profkit, ['--binary', 'prog', '--perfscript', 'bad.hyb', '--csspgo-preinliner=0',
+                          '--format=text'], work, label + ' hybrid mutation', failures)
     finally:
         if not keep and not failures:
             shutil.rmtree(work, ignore_errors=True)

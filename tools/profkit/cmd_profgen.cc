@@ -2,6 +2,7 @@
 // sample profile, with llvm-profgen's option names and defaults (profgen/profgen.h).
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -22,6 +23,8 @@ struct ProfgenCli {
   std::string format = "extbinary";
   std::optional<int64_t> pid;
   std::optional<uint64_t> hot_count, cold_count;
+  bool merge_cold = true;
+  CLI::Option* merge_cold_option = nullptr;  // given on the command line?
 };
 
 bool exists(const std::string& path) {
@@ -60,6 +63,8 @@ int run_profgen(ProfgenCli& cli) {
   else o.format = sampleprof::Format::extbinary;
   o.pid = cli.pid;
   o.post.hot_count = cli.hot_count;
+  o.merge_cold_context_given = cli.merge_cold_option->count() > 0;
+  o.cs.merge_cold_context = cli.merge_cold;
   o.post.cold_count = cli.cold_count;
   if (!outputs_are_safe({cli.output}, {o.binary, input})) return 1;
   if (o.format != sampleprof::Format::text && is_stdout_path(cli.output)) {
@@ -134,6 +139,24 @@ void add_profgen_command(CLI::App& app, int& exit_status) {
                   "Cutoff, per million, of the density computation (default 990000)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_flag("--show-density", o.post.show_density, "Print the profile density");
+  // Context-sensitive profiles (hybrid samples).
+  cmd->add_option("--compress-recursion", o.cs.context.compress_recursion,
+                  "Deduplicate repeated frame sequences up to this length (-1: any, 0: off)")
+      ->check(CLI::Range(-1, INT32_MAX));
+  cmd->add_option("--csprof-max-context-depth", o.cs.context.max_context_depth,
+                  "Keep the last K caller frames of each context (-1: all)");
+  cmd->add_flag("--infer-missing-frames", o.cs.infer_missing_frames,
+                "Infer frames that tail calls left out of stacks (probe binaries; default on)");
+  cmd->add_option("--max-search-depth", o.cs.max_search_depth,
+                  "Depth limit of that inference");
+  cli->merge_cold_option = cmd->add_flag("--csprof-merge-cold-context", cli->merge_cold,
+                "Merge cold contexts into base profiles (default on without the pre-inliner)");
+  cmd->add_option("--csprof-max-cold-context-depth", o.cs.max_cold_context_depth,
+                  "Frames kept when merging cold contexts (default 1: the base profile)");
+  cmd->add_flag("--gen-cs-nested-profile", o.cs.nested,
+                "Write contexts as nested (inlinee) profiles (default on)");
+  cmd->add_flag("--csspgo-preinliner", o.cs.preinliner,
+                "Pre-inline contexts (default on; not implemented yet: give =0)");
   cmd->callback([cli, &exit_status] { exit_status = run_profgen(*cli); });
 }
 

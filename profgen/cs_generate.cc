@@ -1,0 +1,543 @@
+#include "profgen/cs_generate.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "format/sampleprof/convert.h"
+
+namespace profkit::profgen {
+
+namespace {
+
+using sampleprof::Frame;
+using sampleprof::FunctionId;
+using sampleprof::FunctionSamples;
+using sampleprof::LineLocation;
+using sampleprof::MergeResult;
+using sampleprof::Profile;
+
+void add_saturating(uint64_t& into, uint64_t n) {
+  MergeResult ignored = MergeResult::ok;
+  into = sampleprof::saturating_add_mul(into, n, 1, ignored);
+}
+
+// The context trie. Children are ordered by LLVM's node hash of (name, call site), which
+// decides the order contexts reach the profile map.
+struct TrieNode {
+  FunctionId name;
+  LineLocation call_site;
+  TrieNode* parent = nullptr;
+  std::map<uint64_t, std::unique_ptr<TrieNode>> children;
+  std::unique_ptr<FunctionSamples> samples;
+
+  TrieNode* child(LineLocation site, FunctionId callee) {
+    const uint64_t loc = site.hash();
+    const uint64_t key = callee.hash() + (loc << 5) + loc;
+    auto& slot = children[key];
+    if (!slot) {
+      slot = std::make_unique<TrieNode>();
+      slot->name = callee;
+      slot->call_site = site;
+      slot->parent = this;
+    }
+    return slot.get();
+  }
+};
+
+class Trie {
+ public:
+  TrieNode* root() { return &root_; }
+
+  TrieNode* path(const std::vector<Frame>& context) {
+    TrieNode* n = &root_;
+    LineLocation site;
+    for (const Frame& f : context) {
+      n = n->child(site, f.name);
+      site = f.location;
+    }
+    return n;
+  }
+
+  static FunctionSamples& samples(TrieNode* n, bool leaf_was_inlined = false) {
+    if (!n->samples) {
+      n->samples = std::make_unique<FunctionSamples>();
+      n->samples->name = n->name;
+    }
+    if (leaf_was_inlined) n->samples->attributes |= sampleprof::kContextWasInlined;
+    return *n->samples;
+  }
+
+  template <class Fn>
+  static void for_each(TrieNode* n, Fn fn) {
+    fn(n);
+    for (auto& [key, c] : n->children) for_each(c.get(), fn);
+  }
+
+ private:
+  TrieNode root_;
+};
+
+// Tail-call frames a frame-pointer stack cannot show (a jmp leaves no frame): between a
+// call site and the next frame, the unique chain of sampled tail calls that leads there.
+class MissingFrames {
+ public:
+  MissingFrames(const ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+                uint32_t max_depth)
+      : binary_(binary), max_depth_(max_depth) {
+    // Sampled edges replace the static ones: calls from call sites, and jumps from
+    // tail-call sites (a direct jmp into another function, or an indirect jmp) that leave
+    // their function range.
+    std::unordered_map<uint64_t, std::set<uint64_t>> calls, tail_calls;
+    for (const auto& c : counters) {
+      for (const auto& [branch, n] : c.counter.branches) {
+        const auto [from, to] = branch;
+        const FuncRange* from_range = binary.find_func_range(from);
+        if (from_range == nullptr) continue;  // static edges exist only inside functions
+        const size_t i = binary.lower_bound(from);
+        if (i >= binary.instruction_count() || binary.instruction_address(i) != from) continue;
+        const uint8_t cls = binary.instruction_class(i);
+        if (cls & kInsnCall) calls[from].insert(to);
+        bool tail = false;
+        if ((cls & kInsnBranch) && (cls & kInsnUncond) && binary.jump_target(i) != 0) {
+          const FuncRange* t = binary.find_func_range(binary.jump_target(i));
+          tail = t != nullptr && t->function != from_range->function;
+        } else if (cls & kInsnIndirectJump) {
+          tail = true;
+        }
+        if (tail && binary.find_func_range(to) != from_range) tail_calls[from].insert(to);
+      }
+    }
+    for (const auto& [site, targets] : calls)
+      for (uint64_t t : targets)
+        if (const FuncRange* r = binary.find_func_range(t)) call_funcs_[site].insert(r->function);
+    for (const auto& [site, targets] : tail_calls) {
+      for (uint64_t t : targets) {
+        if (const FuncRange* r = binary.find_func_range(t)) {
+          tail_funcs_[site].insert(r->function);
+          tail_targets_.insert(r->function);
+        }
+      }
+      if (const FuncRange* r = binary.find_func_range(site)) tail_sites_[r->function].push_back(site);
+    }
+    for (auto& [f, sites] : tail_sites_) std::sort(sites.begin(), sites.end());
+  }
+
+  // Context (call addresses, then the leaf address) with inferred frames inserted.
+  std::vector<uint64_t> infer(const std::vector<uint64_t>& context) {
+    if (context.size() <= 1) return context;
+    std::vector<uint64_t> out;
+    for (size_t i = 1; i < context.size(); ++i) infer_pair(context[i - 1], context[i], out);
+    out.push_back(context.back());
+    return out;
+  }
+
+ private:
+  void infer_pair(uint64_t from, uint64_t to, std::vector<uint64_t>& path) {
+    path.push_back(from);
+    const size_t pos = path.size();
+    const FuncRange* to_range = binary_.find_func_range(to);
+    if (to_range == nullptr) return;
+    auto calls = call_funcs_.find(from);
+    if (calls == call_funcs_.end()) return;
+    const uint32_t target = to_range->function;
+    // A direct target of the call site: nothing is missing (even when the same function is
+    // also reached through a tail call from that site).
+    if (calls->second.count(target)) return;
+    if (!tail_targets_.count(target)) return;
+    visiting_.clear();
+    depth_ = 0;
+    uint64_t paths = 0;
+    for (uint32_t f : calls->second) {
+      paths += paths_from_function(f, target, path);
+      if (paths > 1) break;
+    }
+    if (paths != 1) path.resize(pos);
+  }
+
+  uint64_t paths_from_function(uint32_t from, uint32_t to, std::vector<uint64_t>& path) {
+    if (from == to) return 1;
+    if (visiting_.count(from)) return 0;
+    if (auto u = unique_.find({from, to}); u != unique_.end()) {
+      path.insert(path.end(), u->second.begin(), u->second.end());
+      return 1;
+    }
+    if (auto nu = non_unique_.find({from, to}); nu != non_unique_.end()) return nu->second;
+    const size_t pos = path.size();
+    if (depth_ == max_depth_) return 0;
+    auto sites = tail_sites_.find(from);
+    if (sites == tail_sites_.end()) return 0;
+    ++depth_;
+    visiting_.insert(from);
+    uint64_t paths = 0;
+    for (uint64_t site : sites->second) {
+      paths += paths_from_site(site, to, path);
+      if (paths > 1) break;
+    }
+    --depth_;
+    visiting_.erase(from);
+    if (paths != 1) path.resize(pos);
+    if (paths == 1) unique_[{from, to}].assign(path.begin() + static_cast<int64_t>(pos), path.end());
+    else non_unique_[{from, to}] = paths;
+    return paths;
+  }
+
+  uint64_t paths_from_site(uint64_t site, uint32_t to, std::vector<uint64_t>& path) {
+    auto targets = tail_funcs_.find(site);
+    if (targets == tail_funcs_.end()) return 0;
+    path.push_back(site);
+    uint64_t paths = 0;
+    for (uint32_t f : targets->second) {
+      paths += paths_from_function(f, to, path);
+      if (paths > 1) break;
+    }
+    if (paths != 1) path.pop_back();
+    return paths;
+  }
+
+  const ProfiledBinary& binary_;
+  uint32_t max_depth_;
+  uint32_t depth_ = 0;
+  std::unordered_map<uint64_t, std::set<uint32_t>> call_funcs_, tail_funcs_;
+  std::unordered_set<uint32_t> tail_targets_;
+  std::map<uint32_t, std::vector<uint64_t>> tail_sites_;
+  std::set<uint32_t> visiting_;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> unique_;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> non_unique_;
+};
+
+// The inline context of a probe with the probe's own frame (its index) last; a frame at
+// an unknown call site (index 0) restarts the context below it.
+void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
+                         std::vector<Frame>& out) {
+  std::vector<Frame> frames;
+  for (const auto& c : map.inline_context(p)) {
+    if (c.site == 0) {
+      frames.clear();
+      continue;
+    }
+    frames.push_back(Frame{FunctionId(map.name(c.guid)), LineLocation{c.site, 0}});
+  }
+  frames.push_back(Frame{FunctionId(map.name(map.nodes()[p.node].guid)), LineLocation{p.index, 0}});
+  out.insert(out.end(), frames.begin(), frames.end());
+}
+
+class Generator {
+ public:
+  Generator(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+            const CsOptions& options)
+      : binary_(binary), counters_(counters), options_(options) {}
+
+  Profile run() {
+    if (binary_.uses_probes()) {
+      if (options_.infer_missing_frames)
+        missing_ = std::make_unique<MissingFrames>(binary_, counters_, options_.max_search_depth);
+      for (const auto& c : counters_) {
+        probe_bodies(c);
+        probe_branches(c);
+      }
+    } else {
+      for (const auto& c : counters_) {
+        TrieNode* node = trie_.root();
+        if (!c.frames.empty()) {
+          node = trie_.path(c.frames);
+          FunctionSamples& f = Trie::samples(node, c.leaf_was_inlined);
+          line_bodies(f, c.counter.ranges);
+        }
+        line_branches(node, c.counter.branches);
+      }
+      infer_callee_samples(trie_.root());
+      Trie::for_each(trie_.root(), [&](TrieNode* n) {
+        if (!n->samples) return;
+        if (options_.update_total_samples) update_total(*n->samples);
+        update_callsites(*n->samples);
+      });
+    }
+    return to_profile();
+  }
+
+ private:
+  // Line-based: per instruction of each disjoint piece, the innermost line takes the
+  // largest count (x duplication factor); the total grows by the count.
+  void line_bodies(FunctionSamples& f, const RangeCounts& ranges) {
+    const bool fs = binary_.uses_fs_discriminators();
+    for (const auto& [range, count] : make_disjoint(ranges)) {
+      if (count == 0) continue;
+      for (size_t i = binary_.lower_bound(range.first);
+           i < binary_.instruction_count() && binary_.instruction_address(i) <= range.second;
+           ++i) {
+        const auto& stack = binary_.inline_stack(binary_.instruction_address(i));
+        if (stack.empty()) continue;
+        const uint32_t disc = stack.back().discriminator;
+        const LineLocation loc{stack.back().line_offset, base_discriminator(disc, fs)};
+        const uint64_t scaled = count * duplication_factor(disc, fs);
+        auto found = f.body.find(loc);
+        const uint64_t previous = found == f.body.end() ? 0 : found->second.samples;
+        if (previous <= scaled) f.add_body(loc, scaled - previous);
+        add_saturating(f.total, count);
+      }
+    }
+  }
+
+  // Calls: a target at the calling line, and head samples in the callee's context under
+  // this one, keyed by the call's raw discriminator (as llvm-profgen does).
+  void line_branches(TrieNode* node, const RangeCounts& branches) {
+    const bool fs = binary_.uses_fs_discriminators();
+    for (const auto& [branch, count] : branches) {
+      const std::string_view callee = binary_.callee_name(branch.second);
+      if (callee.empty()) continue;
+      LineLocation site;
+      if (node != trie_.root()) {
+        const auto& stack = binary_.inline_stack(branch.first);
+        if (!stack.empty()) {
+          const auto& leaf = stack.back();
+          node->samples->add_target(
+              LineLocation{leaf.line_offset, base_discriminator(leaf.discriminator, fs)},
+              FunctionId(callee), count);
+          site = LineLocation{leaf.line_offset, leaf.discriminator};
+        }
+      }
+      add_saturating(Trie::samples(node->child(site, FunctionId(callee))).head, count);
+    }
+  }
+
+  // Contexts without head samples get a call count estimated from their body, at their
+  // call site in the caller (inlined calls have no call branch). Post-order.
+  void infer_callee_samples(TrieNode* node) {
+    for (auto& [key, c] : node->children) infer_callee_samples(c.get());
+    if (!node->samples || node->samples->head != 0) return;
+    TrieNode* caller = node->parent;
+    if (caller == nullptr || caller == trie_.root()) return;
+    FunctionSamples& callee = *node->samples;
+    uint64_t calls = callee.head_estimate(true);
+    if (calls == 0 && callee.body.empty()) calls = 1;
+    FunctionSamples& f = Trie::samples(caller);
+    f.add_target(node->call_site, node->name, calls);
+    f.add_body(node->call_site, calls);
+    add_saturating(f.total, calls);
+  }
+
+  static void update_callsites(FunctionSamples& f) {
+    for (auto& [loc, rec] : f.body) {
+      uint64_t calls = 0;
+      for (const auto& [t, n] : rec.targets) calls += n;
+      if (calls > rec.samples) add_saturating(rec.samples, calls - rec.samples);
+    }
+  }
+
+  static uint64_t update_total(FunctionSamples& f) {
+    uint64_t total = 0;
+    for (const auto& [loc, rec] : f.body) add_saturating(total, rec.samples);
+    for (auto& [loc, callees] : f.callsites)
+      for (auto& [name, callee] : callees) add_saturating(total, update_total(callee));
+    f.total = total;
+    return total;
+  }
+
+  // The trie node of a probe in an address context: the call sites' probes (innermost
+  // outwards, stopping at the first call without a probe), their inline frames, then the
+  // probe's own inline frames; recursion compressed and the depth trimmed except for the
+  // leaf.
+  TrieNode* probe_node(const std::vector<uint64_t>& addresses, const probe::Probe& leaf) {
+    const probe::ProbeMap& map = binary_.probes();
+    std::vector<uint64_t> context = addresses;
+    if (missing_) {
+      context.push_back(leaf.address);
+      context = missing_->infer(context);
+      context.pop_back();
+    }
+    std::vector<const probe::Probe*> calls;
+    for (size_t i = context.size(); i-- > 0;) {
+      const probe::Probe* call = map.call_probe_at(context[i]);
+      if (call == nullptr || !decoded(*call)) break;
+      calls.push_back(call);
+    }
+    std::vector<Frame> frames;
+    for (size_t i = calls.size(); i-- > 0;) append_probe_frames(map, *calls[i], frames);
+    append_probe_frames(map, leaf, frames);
+    Frame last = frames.back();
+    last.location = {};
+    frames.pop_back();
+    compress_recursion(frames, options_.context.compress_recursion);
+    trim_context(frames, options_.context.max_context_depth);
+    frames.push_back(last);
+    const bool inlined = map.nodes()[leaf.node].parent != 0;
+    TrieNode* node = trie_.path(frames);
+    FunctionSamples& f = Trie::samples(node, inlined);
+    f.checksum = binary_.probe_function_hash(map.nodes()[leaf.node].guid);
+    return node;
+  }
+
+  void probe_bodies(const CsCounter& c) {
+    const probe::ProbeMap& map = binary_.probes();
+    std::map<uint32_t, uint64_t> counts;  // probe position -> count
+    for (const auto& [range, count] : make_disjoint(c.counter.ranges)) {
+      for (size_t i = binary_.lower_bound(range.first);
+           i < binary_.instruction_count() && binary_.instruction_address(i) <= range.second;
+           ++i)
+        for (uint32_t at : map.find(binary_.instruction_address(i)))
+          if (decoded(map.probes()[at])) counts[at] += count;
+    }
+    std::map<uint32_t, std::set<FunctionSamples*>> frame_profiles;  // inline node -> profiles
+    for (const auto& [at, count] : counts) {
+      const probe::Probe& p = map.probes()[at];
+      if (p.type != static_cast<uint8_t>(probe::ProbeType::Block) || count == 0) continue;
+      TrieNode* node = probe_node(c.addresses, p);
+      FunctionSamples& f = *node->samples;
+      frame_profiles[p.node].insert(&f);
+      f.add_body(LineLocation{p.index, p.discriminator}, count);
+      add_saturating(f.total, count);
+      if (p.index != 1) continue;
+      add_saturating(f.head, count);
+      // An inlined function's entry counts the call in its inliner's profile.
+      const probe::Descriptor* inliner = map.inliner_descriptor(p);
+      TrieNode* caller = node->parent;
+      if (inliner == nullptr || caller == trie_.root()) continue;
+      FunctionSamples& cf = Trie::samples(caller);
+      cf.checksum = inliner->hash;
+      cf.add_body(node->call_site, count);
+      add_saturating(cf.total, count);
+      cf.add_target(node->call_site, node->name, count);
+    }
+    // Unsampled probes of the sampled frames count 0 (unlike probes optimized away).
+    for (const auto& [inline_node, profiles] : frame_profiles) {
+      const auto& n = map.nodes()[inline_node];
+      for (FunctionSamples* f : profiles)
+        for (uint32_t k = 0; k < n.probe_count; ++k) {
+          const probe::Probe& p = map.probes()[n.first_probe + k];
+          f->add_body(LineLocation{p.index, p.discriminator}, 0);
+        }
+    }
+  }
+
+  void probe_branches(const CsCounter& c) {
+    const probe::ProbeMap& map = binary_.probes();
+    for (const auto& [branch, count] : c.counter.branches) {
+      const probe::Probe* call = map.call_probe_at(branch.first);
+      if (call == nullptr || !decoded(*call)) continue;
+      FunctionSamples& f = *probe_node(c.addresses, *call)->samples;
+      f.add_body(LineLocation{call->index, 0}, count);
+      add_saturating(f.total, count);
+      const std::string_view callee = binary_.callee_name(branch.second);
+      if (callee.empty()) continue;
+      f.add_target(LineLocation{call->index, call->discriminator}, FunctionId(callee), count);
+    }
+  }
+
+  // llvm-profgen decodes the probes of profiled functions only: those with a range start,
+  // a branch end or a context address in them.
+  bool decoded(const probe::Probe& p) {
+    if (profiled_.empty()) {
+      auto note = [&](uint64_t address) {
+        if (const FuncRange* r = binary_.find_func_range(address))
+          profiled_.insert(md5_of(binary_.functions()[r->function].name));
+      };
+      for (const auto& c : counters_) {
+        for (uint64_t a : c.addresses) note(a);
+        for (const auto& [range, n] : c.counter.ranges) note(range.first);
+        for (const auto& [branch, n] : c.counter.branches) {
+          note(branch.first);
+          note(branch.second);
+        }
+      }
+      profiled_.insert(0);  // never empty again
+    }
+    const probe::ProbeMap& map = binary_.probes();
+    return profiled_.count(map.nodes()[map.nodes()[p.node].top_level].guid) != 0;
+  }
+  static uint64_t md5_of(std::string_view name) { return FunctionId(name).hash(); }
+
+  // The trie as a CS profile: a depth-first walk, each node's profile before its children.
+  Profile to_profile() {
+    Profile profile;
+    profile.is_cs = true;
+    profile.is_probe_based = binary_.uses_probes();
+    profile.is_fs = binary_.uses_fs_discriminators();
+    std::vector<Frame> context;
+    for (auto& [key, c] : trie_.root()->children) add(c.get(), context, profile);
+    return profile;
+  }
+  void add(TrieNode* node, std::vector<Frame>& context, Profile& profile) {
+    if (node->samples) {
+      context.push_back(Frame{node->name, LineLocation{}});
+      FunctionSamples f = std::move(*node->samples);
+      f.context = context;
+      const uint64_t key = sampleprof::context_key(f.context);
+      profile.functions.emplace(key, std::move(f));
+      context.pop_back();
+    }
+    for (auto& [key, c] : node->children) {
+      context.push_back(Frame{node->name, c->call_site});
+      add(c.get(), context, profile);
+      context.pop_back();
+    }
+  }
+
+  ProfiledBinary& binary_;
+  const std::vector<CsCounter>& counters_;
+  const CsOptions& options_;
+  Trie trie_;
+  std::unique_ptr<MissingFrames> missing_;
+  std::unordered_set<uint64_t> profiled_;
+};
+
+}  // namespace
+
+Profile generate_context_sensitive(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+                                   const CsOptions& options) {
+  return Generator(binary, counters, options).run();
+}
+
+void post_process_cs(Profile& profile, const CsOptions& options, const PostProcessOptions& post,
+                     const std::function<void(std::string_view)>& warn,
+                     const std::function<void(std::string_view)>& out) {
+  const sampleprof::Summary summary = sampleprof::compute_summary(profile);
+  const uint64_t hot =
+      post.hot_count ? *post.hot_count : summary_threshold(summary, post.cutoff_hot);
+  // Cold contexts (below the hot threshold) are dropped or merged into the profile of
+  // their last frames.
+  if ((options.trim_cold_profile || options.merge_cold_context) && hot != 0) {
+    const bool base_only = options.preinliner && !options.merge_cold_context;
+    std::vector<uint64_t> cold;
+    for (const auto& [key, f] : profile.functions)
+      if (f.total < hot && (!base_only || f.context.size() <= 1)) cold.push_back(key);
+    std::unordered_map<uint64_t, FunctionSamples> merged;  // iterated as LLVM's map is
+    for (uint64_t key : cold) {
+      auto it = profile.functions.find(key);
+      if (options.merge_cold_context) {
+        std::vector<Frame> context = it->second.context;
+        if (options.max_cold_context_depth < context.size())
+          context.erase(context.begin(),
+                        context.end() - static_cast<int64_t>(options.max_cold_context_depth));
+        const uint64_t mkey = sampleprof::context_key(context);
+        auto [m, added] = merged.try_emplace(mkey);
+        if (added) {
+          m->second.name = it->second.name;
+          m->second.context = context;
+        }
+        (void)m->second.merge(it->second);
+      }
+      profile.functions.erase(it);
+    }
+    for (const auto& [mkey, m] : merged) {
+      auto existing = profile.functions.find(mkey);
+      if (options.trim_cold_profile && m.total < hot && existing == profile.functions.end())
+        continue;
+      if (existing == profile.functions.end()) {
+        FunctionSamples f;
+        f.name = m.name;
+        f.context = m.context;
+        existing = profile.functions.emplace(mkey, std::move(f)).first;
+      }
+      (void)existing->second.merge(m);
+    }
+  }
+  if (options.nested) sampleprof::nest_profile(profile);
+  filter_ambiguous_profiles(profile);
+  check_density(profile, post, warn, out);
+}
+
+}  // namespace profkit::profgen

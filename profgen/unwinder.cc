@@ -1,0 +1,338 @@
+#include "profgen/unwinder.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "format/bytes/number_text.h"
+
+namespace profkit::profgen {
+
+template <class T>
+void compress_recursion(std::vector<T>& c, int32_t max_size) {
+  // For each run length from 1 up, a left-to-right pass over a window of two adjacent
+  // runs: equal runs drop the second copy, otherwise the part of the right run that is not
+  // a common suffix is kept and the window slides past it. Done in place, as llvm-profgen
+  // does it (the in-place moves are part of what the later comparisons see).
+  const uint64_t half = c.size() / 2;
+  uint64_t max_dedup = max_size < 0 ? half : std::min<uint64_t>(static_cast<uint64_t>(max_size), half);
+  for (uint64_t run = 1; run <= max_dedup; ++run) {
+    int64_t right = static_cast<int64_t>(run) - 1;
+    uint64_t end = run;
+    int64_t left_boundary = 0;
+    const int64_t r = static_cast<int64_t>(run);
+    while (static_cast<uint64_t>(right + r) < c.size()) {
+      int64_t left = right;
+      while (left >= left_boundary && c[static_cast<size_t>(left)] == c[static_cast<size_t>(left + r)])
+        --left;
+      const bool duplicate = left < left_boundary;
+      left_boundary = right + 1;
+      if (duplicate) {
+        right += r;
+      } else {
+        std::copy(c.begin() + right + 1, c.begin() + left + r + 1,
+                  c.begin() + static_cast<int64_t>(end));
+        end += static_cast<uint64_t>(left + r - right);
+        right = left + r;
+      }
+    }
+    std::copy(c.begin() + right + 1, c.end(), c.begin() + static_cast<int64_t>(end));
+    end += c.size() - static_cast<uint64_t>(right) - 1;
+    c.resize(end);
+    max_dedup = std::min<uint64_t>(end / 2, max_dedup);
+  }
+}
+
+template void compress_recursion(std::vector<uint64_t>&, int32_t);
+template void compress_recursion(std::vector<sampleprof::Frame>&, int32_t);
+
+namespace {
+
+struct FrameNode {
+  uint64_t address = 0;
+  FrameNode* parent = nullptr;
+  std::map<uint64_t, FrameNode*> children;
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> ranges, branches;
+
+  void record_range(uint64_t start, uint64_t end, uint64_t count) {
+    if (start <= end) ranges.emplace_back(start, end, count);
+  }
+};
+
+bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
+  const auto& x = binary.inline_stack(a);
+  const auto& y = binary.inline_stack(b);
+  if (x.size() != y.size() || x.empty()) return false;
+  for (size_t i = 0; i + 1 < x.size(); ++i)
+    if (x[i].function != y[i].function || x[i].line_offset != y[i].line_offset ||
+        x[i].discriminator != y[i].discriminator)
+      return false;
+  return true;
+}
+
+class Unwinder {
+ public:
+  Unwinder(ProfiledBinary& binary, const ContextOptions& options, UnwindStats& stats)
+      : binary_(binary), options_(options), stats_(stats) {}
+
+  void unwind(const PerfSample& sample, uint64_t repeat) {
+    nodes_.clear();
+    root_ = FrameNode{};
+    cur_ = &root_;
+    for (size_t i = sample.stack.size(); i-- > 0;) cur_ = child(cur_, sample.stack[i]);
+    set_ip(sample.stack.front());
+    invalid_ = false;
+    const auto& lbr = sample.lbr;
+    stats_.total_branches += lbr.size();
+    for (size_t i = 0; i < lbr.size(); ++i) {
+      const LbrEntry& e = lbr[i];
+      if (i > 0) unwind_linear(e.target, repeat);
+      if (is_call(e)) {
+        FrameNode* parent = cur_->parent;
+        if (parent == &root_ || parent->address != e.source) {
+          switch_to(e.source);
+          if (parent != &root_) {
+            if (e.source == kExternalAddress) ++stats_.mismatched_external_call;
+            else ++stats_.mismatched_prolog_epilog;
+          }
+        } else {
+          cur_ = parent;
+        }
+        set_ip(e.source);
+      } else if (is_return(e)) {
+        switch_to(binary_.call_from_return_address(e.target));
+        cur_ = child(cur_, e.source);
+        set_ip(e.source);
+      } else if (!invalid_) {
+        switch_to(e.source);
+        set_ip(e.source);
+      } else {
+        // The rest of this branch stack is unwound without the call stack.
+        cur_ = &root_;
+        set_ip(e.source);
+        cur_ = child(cur_, ip_);
+      }
+      record_branch(e, repeat);
+    }
+    std::vector<uint64_t> stack;
+    collect(&root_, stack);
+  }
+
+  std::vector<CsCounter> take() { return std::move(counters_); }
+
+ private:
+  FrameNode* child(FrameNode* parent, uint64_t address) {
+    auto [it, added] = parent->children.try_emplace(address, nullptr);
+    if (added) {
+      nodes_.push_back(FrameNode{});
+      FrameNode& n = nodes_.back();
+      n.address = address;
+      n.parent = parent;
+      it->second = &n;
+    }
+    return it->second;
+  }
+  void switch_to(uint64_t address) {
+    if (cur_->address == address) return;
+    cur_ = child(cur_->parent, address);
+  }
+  void set_ip(uint64_t address) {
+    ip_ = address;
+    ip_index_ = binary_.lower_bound(address);
+  }
+  bool is_call(const LbrEntry& e) const {
+    if (invalid_) return false;
+    if (binary_.is_call(e.source)) return true;
+    return e.source == kExternalAddress && binary_.call_from_return_address(e.target) == 0;
+  }
+  bool is_return(const LbrEntry& e) const {
+    if (invalid_) return false;
+    if (binary_.is_return(e.source)) return true;
+    return e.source == kExternalAddress && binary_.call_from_return_address(e.target) != 0;
+  }
+
+  void unwind_linear(uint64_t target, uint64_t repeat) {
+    uint64_t end = ip_;
+    if (end == kExternalAddress && target == kExternalAddress) {
+      ++stats_.paired_external;
+      return;
+    }
+    if (end == kExternalAddress || target == kExternalAddress) {
+      ++stats_.unpaired_external;
+      invalid_ = true;
+      return;
+    }
+    if (!binary_.valid_range(target, end)) {
+      invalid_ = true;
+      return;
+    }
+    if (binary_.uses_probes()) {
+      cur_->parent->record_range(target, end, repeat);
+      return;
+    }
+    // Split the range where the inline context changes: each piece belongs to the frame of
+    // its own addresses.
+    while (ip_ > target) {
+      const uint64_t prev = ip_;
+      if (ip_index_ == 0) {
+        ip_ = 0;
+        break;
+      }
+      --ip_index_;
+      ip_ = binary_.instruction_address(ip_index_);
+      if (!same_inline_context(binary_, prev, ip_)) {
+        switch_to(prev);
+        cur_->record_range(prev, end, repeat);
+        end = ip_;
+      }
+    }
+    switch_to(ip_);
+    cur_->record_range(ip_, end, repeat);
+  }
+
+  void record_branch(const LbrEntry& e, uint64_t repeat) {
+    if (e.target == kExternalAddress) return;
+    if (e.source == kExternalAddress) {
+      root_.branches.emplace_back(e.source, e.target, repeat);
+      return;
+    }
+    FrameNode* at = binary_.uses_probes() ? cur_->parent : cur_;
+    at->branches.emplace_back(e.source, e.target, repeat);
+  }
+
+  void collect(FrameNode* node, std::vector<uint64_t>& stack) {
+    if (node != &root_ && node->address == kExternalAddress) {
+      // The context is cut at code outside the binary.
+      std::vector<uint64_t> empty;
+      collect_frame(node, empty);
+      for (auto& [address, c] : node->children) collect(c, empty);
+      if (!node->children.empty()) stats_.untracked_call_sites.insert(node->address);
+      return;
+    }
+    if (node != &root_) stack.push_back(node->address);
+    collect_frame(node, stack);
+    for (auto& [address, c] : node->children) collect(c, stack);
+    if (!stack.empty()) stack.pop_back();
+  }
+
+  void collect_frame(FrameNode* node, const std::vector<uint64_t>& stack) {
+    if (node->ranges.empty() && node->branches.empty()) return;
+    CsCounter key;
+    if (binary_.uses_probes()) {
+      key.addresses = stack;
+      compress_recursion(key.addresses, options_.compress_recursion);
+      trim_context(key.addresses, options_.max_context_depth);
+    } else {
+      expand(stack, key);
+    }
+    std::string id;
+    auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    for (uint64_t a : key.addresses) put(a);
+    for (const auto& f : key.frames) {
+      put(f.name.name.size());
+      id.append(f.name.name);
+      put(f.location.line);
+      put(f.location.discriminator);
+    }
+    put(key.leaf_was_inlined);
+    auto [it, added] = index_.try_emplace(id, counters_.size());
+    if (added) counters_.push_back(std::move(key));
+    SampleCounter& c = counters_[it->second].counter;
+    for (const auto& [start, end, n] : node->ranges)
+      if (start <= end) c.ranges[{start, end}] += n;
+    for (const auto& [source, target, n] : node->branches) c.branches[{source, target}] += n;
+  }
+
+  // Source frames of a stack of addresses (root first): each address's inline stack with
+  // base discriminators; the leaf frame's location is 0. Empty when any address has no
+  // line information.
+  void expand(const std::vector<uint64_t>& stack, CsCounter& key) {
+    const bool fs = binary_.uses_fs_discriminators();
+    for (uint64_t a : stack) {
+      const auto& frames = binary_.inline_stack(a);
+      if (frames.empty()) {
+        key.frames.clear();
+        key.leaf_was_inlined = false;
+        return;
+      }
+      key.leaf_was_inlined = frames.size() > 1;
+      for (const auto& f : frames)
+        key.frames.push_back(sampleprof::Frame{
+            sampleprof::FunctionId(f.function),
+            sampleprof::LineLocation{f.line_offset, base_discriminator(f.discriminator, fs)}});
+    }
+    if (key.frames.empty()) return;
+    sampleprof::Frame leaf = key.frames.back();
+    leaf.location = {};
+    key.frames.pop_back();
+    compress_recursion(key.frames, options_.compress_recursion);
+    trim_context(key.frames, options_.max_context_depth);
+    key.frames.push_back(leaf);
+  }
+
+  ProfiledBinary& binary_;
+  const ContextOptions& options_;
+  UnwindStats& stats_;
+  std::deque<FrameNode> nodes_;
+  FrameNode root_;
+  FrameNode* cur_ = nullptr;
+  uint64_t ip_ = 0;
+  size_t ip_index_ = 0;
+  bool invalid_ = false;
+  std::vector<CsCounter> counters_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace
+
+std::vector<CsCounter> unwind_samples(const ParsedScript& script, ProfiledBinary& binary,
+                                      const ContextOptions& options, UnwindStats& stats) {
+  Unwinder u(binary, options, stats);
+  for (const auto& [sample, count] : script.samples)
+    if (!sample.stack.empty() && !sample.lbr.empty()) u.unwind(sample, count);
+  return u.take();
+}
+
+void warn_unwind(const UnwindStats& s, size_t contexts, const LineSink& warn) {
+  warn_summary(warn, s.untracked_call_sites.size(), contexts,
+               "of profiled contexts are truncated due to missing probe for call instruction.");
+  warn_summary(warn, s.mismatched_external_call, s.total_branches,
+               "of branches'source is a call instruction but doesn't match call frame stack, "
+               "likely due to unwinding error of external frame.");
+  warn_summary(warn, s.paired_external * 2, s.total_branches,
+               "of branches containing paired external address.");
+  warn_summary(warn, s.unpaired_external, s.total_branches,
+               "of branches containing external address but doesn't have another external "
+               "address to pair, likely due to interrupt jmp or broken perf script.");
+  warn_summary(warn, s.mismatched_prolog_epilog, s.total_branches,
+               "of branches'source is a call instruction but doesn't match call frame stack, "
+               "likely due to frame in prolog/epilog.");
+}
+
+std::string context_text(const CsCounter& c, const ProfiledBinary& binary, OffsetBase base) {
+  std::string s;
+  if (binary.uses_probes()) {
+    const uint64_t origin = base == OffsetBase::preferred_base   ? binary.preferred_base()
+                            : base == OffsetBase::first_loadable ? binary.first_loadable_address()
+                                                                 : 0;
+    for (uint64_t a : c.addresses) {
+      if (!s.empty()) s += " @ ";
+      s += "0x";
+      append_hex(s, a - origin);
+    }
+    return s;
+  }
+  for (size_t i = 0; i < c.frames.size(); ++i) {
+    if (i > 0) s += " @ ";
+    c.frames[i].name.append_to(s);
+    if (i + 1 < c.frames.size()) {
+      s += ':';
+      c.frames[i].location.append_to(s);
+    }
+  }
+  return s;
+}
+
+}  // namespace profkit::profgen
