@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "format/sampleprof/convert.h"
+#include "profgen/context_trie.h"
 
 namespace profkit::profgen {
 
@@ -24,62 +25,6 @@ void add_saturating(uint64_t& into, uint64_t n) {
   MergeResult ignored = MergeResult::ok;
   into = sampleprof::saturating_add_mul(into, n, 1, ignored);
 }
-
-// The context trie. Children are ordered by LLVM's node hash of (name, call site), which
-// decides the order contexts reach the profile map.
-struct TrieNode {
-  FunctionId name;
-  LineLocation call_site;
-  TrieNode* parent = nullptr;
-  std::map<uint64_t, std::unique_ptr<TrieNode>> children;
-  std::unique_ptr<FunctionSamples> samples;
-
-  TrieNode* child(LineLocation site, FunctionId callee) {
-    const uint64_t loc = site.hash();
-    const uint64_t key = callee.hash() + (loc << 5) + loc;
-    auto& slot = children[key];
-    if (!slot) {
-      slot = std::make_unique<TrieNode>();
-      slot->name = callee;
-      slot->call_site = site;
-      slot->parent = this;
-    }
-    return slot.get();
-  }
-};
-
-class Trie {
- public:
-  TrieNode* root() { return &root_; }
-
-  TrieNode* path(const std::vector<Frame>& context) {
-    TrieNode* n = &root_;
-    LineLocation site;
-    for (const Frame& f : context) {
-      n = n->child(site, f.name);
-      site = f.location;
-    }
-    return n;
-  }
-
-  static FunctionSamples& samples(TrieNode* n, bool leaf_was_inlined = false) {
-    if (!n->samples) {
-      n->samples = std::make_unique<FunctionSamples>();
-      n->samples->name = n->name;
-    }
-    if (leaf_was_inlined) n->samples->attributes |= sampleprof::kContextWasInlined;
-    return *n->samples;
-  }
-
-  template <class Fn>
-  static void for_each(TrieNode* n, Fn fn) {
-    fn(n);
-    for (auto& [key, c] : n->children) for_each(c.get(), fn);
-  }
-
- private:
-  TrieNode root_;
-};
 
 // Tail-call frames a frame-pointer stack cannot show (a jmp leaves no frame): between a
 // call site and the next frame, the unique chain of sampled tail calls that leads there.
@@ -228,8 +173,9 @@ void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
 class Generator {
  public:
   Generator(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
-            const CsOptions& options)
-      : binary_(binary), counters_(counters), options_(options) {}
+            const CsOptions& options, const PostProcessOptions& post,
+            const std::function<void(std::string_view)>& warn)
+      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {}
 
   Profile run() {
     if (binary_.uses_probes()) {
@@ -244,7 +190,7 @@ class Generator {
         TrieNode* node = trie_.root();
         if (!c.frames.empty()) {
           node = trie_.path(c.frames);
-          FunctionSamples& f = Trie::samples(node, c.leaf_was_inlined);
+          FunctionSamples& f = trie_.samples(node, c.leaf_was_inlined);
           line_bodies(f, c.counter.ranges);
         }
         line_branches(node, c.counter.branches);
@@ -256,10 +202,32 @@ class Generator {
         update_callsites(*n->samples);
       });
     }
-    return to_profile();
+    if (options_.preinliner) {
+      const sampleprof::Summary summary = context_less_summary();
+      const uint64_t cold = post_.cold_count ? *post_.cold_count
+                                             : summary_threshold(summary, post_.cutoff_cold);
+      preinline(trie_, binary_, counters_, cold, summary_threshold(summary, 100000),
+                options_.preinliner_options, warn_);
+    }
+    Profile profile = to_profile();
+    profile.is_preinlined = options_.preinliner;
+    return profile;
   }
 
  private:
+  // The summary of every context merged into its function.
+  sampleprof::Summary context_less_summary() {
+    Profile flat;
+    flat.is_cs = true;
+    Trie::for_each(trie_.root(), [&](TrieNode* n) {
+      if (n->samples == nullptr) return;
+      FunctionSamples copy = *n->samples;
+      copy.context = {Frame{n->name, LineLocation{}}};
+      flat.functions.emplace(flat.functions.size(), std::move(copy));
+    });
+    return sampleprof::compute_summary(flat);
+  }
+
   // Line-based: per instruction of each disjoint piece, the innermost line takes the
   // largest count (x duplication factor); the total grows by the count.
   void line_bodies(FunctionSamples& f, const RangeCounts& ranges) {
@@ -300,7 +268,7 @@ class Generator {
           site = LineLocation{leaf.line_offset, leaf.discriminator};
         }
       }
-      add_saturating(Trie::samples(node->child(site, FunctionId(callee))).head, count);
+      add_saturating(trie_.samples(node->child(site, FunctionId(callee))).head, count);
     }
   }
 
@@ -314,7 +282,7 @@ class Generator {
     FunctionSamples& callee = *node->samples;
     uint64_t calls = callee.head_estimate(true);
     if (calls == 0 && callee.body.empty()) calls = 1;
-    FunctionSamples& f = Trie::samples(caller);
+    FunctionSamples& f = trie_.samples(caller);
     f.add_target(node->call_site, node->name, calls);
     f.add_body(node->call_site, calls);
     add_saturating(f.total, calls);
@@ -366,7 +334,7 @@ class Generator {
     frames.push_back(last);
     const bool inlined = map.nodes()[leaf.node].parent != 0;
     TrieNode* node = trie_.path(frames);
-    FunctionSamples& f = Trie::samples(node, inlined);
+    FunctionSamples& f = trie_.samples(node, inlined);
     f.checksum = binary_.probe_function_hash(map.nodes()[leaf.node].guid);
     return node;
   }
@@ -396,7 +364,7 @@ class Generator {
       const probe::Descriptor* inliner = map.inliner_descriptor(p);
       TrieNode* caller = node->parent;
       if (inliner == nullptr || caller == trie_.root()) continue;
-      FunctionSamples& cf = Trie::samples(caller);
+      FunctionSamples& cf = trie_.samples(caller);
       cf.checksum = inliner->hash;
       cf.add_body(node->call_site, count);
       add_saturating(cf.total, count);
@@ -464,6 +432,7 @@ class Generator {
     if (node->samples) {
       context.push_back(Frame{node->name, LineLocation{}});
       FunctionSamples f = std::move(*node->samples);
+      node->samples = nullptr;
       f.context = context;
       const uint64_t key = sampleprof::context_key(f.context);
       profile.functions.emplace(key, std::move(f));
@@ -479,6 +448,8 @@ class Generator {
   ProfiledBinary& binary_;
   const std::vector<CsCounter>& counters_;
   const CsOptions& options_;
+  const PostProcessOptions& post_;
+  const std::function<void(std::string_view)>& warn_;
   Trie trie_;
   std::unique_ptr<MissingFrames> missing_;
   std::unordered_set<uint64_t> profiled_;
@@ -487,8 +458,9 @@ class Generator {
 }  // namespace
 
 Profile generate_context_sensitive(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
-                                   const CsOptions& options) {
-  return Generator(binary, counters, options).run();
+                                   const CsOptions& options, const PostProcessOptions& post,
+                                   const std::function<void(std::string_view)>& warn) {
+  return Generator(binary, counters, options, post, warn).run();
 }
 
 void post_process_cs(Profile& profile, const CsOptions& options, const PostProcessOptions& post,

@@ -12,6 +12,7 @@
 #include "format/sampleprof/profile.h"
 #include "profgen/binary.h"
 #include "profgen/generate.h"
+#include "profgen/preinliner.h"
 #include "profgen/unwinder.h"
 
 namespace profkit::profgen {
@@ -26,14 +27,18 @@ struct CsOptions {
   bool merge_cold_context = true;        // --csprof-merge-cold-context (resolved by caller)
   uint32_t max_cold_context_depth = 1;   // --csprof-max-cold-context-depth
   bool nested = true;                    // --gen-cs-nested-profile
-  bool preinliner = true;                // --csspgo-preinliner (not implemented yet)
+  bool preinliner = true;                // --csspgo-preinliner
+  PreInlinerOptions preinliner_options;
 };
 
 // The CS profile of `counters`, in llvm-profgen's order of contexts (a depth-first walk of
 // the context trie), before post-processing.
+// With the pre-inliner on, it has run (thresholds from `post`'s summary options).
 sampleprof::Profile generate_context_sensitive(ProfiledBinary& binary,
                                                const std::vector<CsCounter>& counters,
-                                               const CsOptions& options);
+                                               const CsOptions& options,
+                                               const PostProcessOptions& post,
+                                               const std::function<void(std::string_view)>& warn);
 
 // Thresholds from the context-less summary, cold-context trimming/merging, nesting, the
 // ambiguous-name filter and the density check.

@@ -95,12 +95,9 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
           out_counters.push_back(ContextCounter{context_text(c, *binary, base), c.counter});
         return write_unsymbolized(out_counters, true, *binary, base);
       }
-      if (cs.preinliner)
-        return not_supported(
-            "the CS pre-inliner is not implemented yet: add --csspgo-preinliner=0 for a "
-            "context-sensitive profile without pre-inlining decisions");
       *failing_input = options.binary;
-      sampleprof::Profile profile = generate_context_sensitive(*binary, counters, cs);
+      sampleprof::Profile profile =
+          generate_context_sensitive(*binary, counters, cs, options.post, warn);
       post_process_cs(profile, cs, options.post, warn, out);
       return write(profile, options, *binary, warn);
     }

@@ -66,6 +66,16 @@ OPTIONS = [
 
 # Hybrid scripts (call stacks and branch stacks): context-sensitive profiles.
 CS_OPTIONS = [
+    [],
+    ['--format=text', '--gen-cs-nested-profile=0'],
+    ['--format=text', '--csprof-merge-cold-context'],
+    ['--format=text', '--trim-cold-profile'],
+    ['--format=text', '--csspgo-replay-preinline'],
+    ['--format=text', '--sample-profile-hot-inline-threshold=30'],
+    ['--format=text', '--sample-profile-inline-limit-max=200',
+     '--sample-profile-inline-growth-limit=2'],
+    ['--format=text', '--csspgo-preinliner-multiplier-for-previous-inlining=1'],
+    ['--format=text', '--profile-summary-cold-count=5'],
     ['--csspgo-preinliner=0'],
     ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0'],
     ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0', '--format=text'],
@@ -192,7 +202,8 @@ def run_case(profkit, tracer, seed, keep):
                     label, failures)
         compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb',
                           '--ignore-stack-samples', '--format=text'], work, label, failures)
-        for opts in [['--csspgo-preinliner=0', '--format=text']] + rng.sample(CS_OPTIONS, 4):
+        for opts in [['--format=text'], ['--csspgo-preinliner=0', '--format=text']] + \
+                rng.sample(CS_OPTIONS, 4):
             compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb'] + opts, work,
                     label + ' hybrid', failures)
         # Unsymbolized profiles written by llvm-profgen, read by both.
@@ -213,8 +224,8 @@ def run_case(profkit, tracer, seed, keep):
             hybrid_lines = f.read().split('\n')
         with open(os.path.join(work, 'bad.hyb'), 'w') as f:
             f.write('\n'.join(mutate(hybrid_lines, rng)))
-        compare(profkit, ['--binary', 'prog', '--perfscript', 'bad.hyb', '--csspgo-preinliner=0',
-                          '--format=text'], work, label + ' hybrid mutation', failures)
+        compare(profkit, ['--binary', 'prog', '--perfscript', 'bad.hyb', '--format=text'], work,
+                label + ' hybrid mutation', failures)
     finally:
         if not keep and not failures:
             shutil.rmtree(work, ignore_errors=True)

@@ -17,6 +17,8 @@ namespace profkit::cli {
 
 namespace {
 
+using profgen::PreInlinerOptions;
+
 struct ProfgenCli {
   profgen::ProfgenOptions options;
   std::string output;
@@ -24,6 +26,7 @@ struct ProfgenCli {
   std::optional<int64_t> pid;
   std::optional<uint64_t> hot_count, cold_count;
   bool merge_cold = true;
+  bool context_cost_ignored = true;
   CLI::Option* merge_cold_option = nullptr;  // given on the command line?
 };
 
@@ -156,7 +159,25 @@ void add_profgen_command(CLI::App& app, int& exit_status) {
   cmd->add_flag("--gen-cs-nested-profile", o.cs.nested,
                 "Write contexts as nested (inlinee) profiles (default on)");
   cmd->add_flag("--csspgo-preinliner", o.cs.preinliner,
-                "Pre-inline contexts (default on; not implemented yet: give =0)");
+                "Decide inlining from the profile; merge other contexts into base profiles "
+                "(default on)");
+  PreInlinerOptions& pi = o.cs.preinliner_options;
+  cmd->add_flag("--use-context-cost-for-preinliner", cli->context_cost_ignored,
+                "Accepted and ignored, as by llvm-profgen 22 (sizes are machine-code bytes)");
+  cmd->add_flag("--csspgo-replay-preinline", pi.replay,
+                "Pre-inline exactly what the binary inlined");
+  cmd->add_option("--csspgo-preinliner-multiplier-for-previous-inlining",
+                  pi.multiplier_for_inlined, "Threshold multiplier for calls the binary inlined");
+  cmd->add_option("--sample-profile-hot-inline-threshold", pi.hot_callsite_threshold,
+                  "Pre-inliner: size threshold of hot call sites (default 1500)");
+  cmd->add_option("--sample-profile-cold-inline-threshold", pi.cold_callsite_threshold,
+                  "Pre-inliner: size threshold of cold call sites (default 0)");
+  cmd->add_option("--sample-profile-inline-limit-max", pi.limit_max,
+                  "Pre-inliner: largest size a function may grow to (default 50000)");
+  cmd->add_option("--sample-profile-inline-limit-min", pi.limit_min,
+                  "Pre-inliner: size a function may always grow to (default 100)");
+  cmd->add_option("--sample-profile-inline-growth-limit", pi.growth_limit,
+                  "Pre-inliner: growth factor of a function's size (default 12)");
   cmd->callback([cli, &exit_status] { exit_status = run_profgen(*cli); });
 }
 
