@@ -1,5 +1,6 @@
 #include "profgen/profgen.h"
 
+#include <deque>
 #include <optional>
 
 #include "format/sampleprof/writer.h"
@@ -14,18 +15,81 @@ namespace profkit::profgen {
 
 namespace {
 
-Unexpected not_supported(std::string message) {
-  return Unexpected{Error{ErrorCode::invalid_argument, kNoOffset, std::move(message)}};
-}
 
 Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOptions& options,
                             const ProfiledBinary& binary, const LineSink& warn);
+
+Expected<std::string> generate_cs(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+                                  const ProfgenOptions& options, const LineSink& warn,
+                                  const LineSink& out) {
+  CsOptions cs = options.cs;
+  cs.update_total_samples = options.generate.update_total_samples;
+  cs.trim_cold_profile = options.post.trim_cold_profile;
+  // The pre-inliner's decisions would be undone by merging: merging is on by default only
+  // without it.
+  if (cs.preinliner && !options.merge_cold_context_given) cs.merge_cold_context = false;
+  sampleprof::Profile profile =
+      generate_context_sensitive(binary, counters, cs, options.post, warn);
+  post_process_cs(profile, cs, options.post, warn, out);
+  return write(profile, options, binary, warn);
+}
+
+// A context of an unsymbolized profile: "0xOFF @ 0xOFF" (call addresses, probe binaries;
+// llvm-profgen 22 crashes on these) or "main:2.2 @ top:0 @ leaf" (source frames).
+Expected<void> parse_context(std::string_view text, const ProfiledBinary& binary,
+                             OffsetBase base, std::deque<std::string>& names, CsCounter& out) {
+  const uint64_t origin = base == OffsetBase::preferred_base   ? binary.preferred_base()
+                          : base == OffsetBase::first_loadable ? binary.first_loadable_address()
+                                                               : 0;
+  auto number = [](std::string_view s, int radix, uint64_t& v) {
+    if (s.empty()) return false;
+    uint64_t r = 0;
+    for (char ch : s) {
+      int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : 99;
+      if (d >= radix || r > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix))
+        return false;
+      r = r * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
+    }
+    v = r;
+    return true;
+  };
+  while (!text.empty()) {
+    const size_t at = text.find(" @ ");
+    const std::string_view frame = text.substr(0, at);
+    text = at == std::string_view::npos ? std::string_view() : text.substr(at + 3);
+    if (binary.uses_probes()) {
+      uint64_t a = 0;
+      if (frame.substr(0, 2) != "0x" || !number(frame.substr(2), 16, a))
+        return Unexpected{Error{ErrorCode::malformed, kNoOffset,
+                                "expected a context of call addresses (0xHEX @ 0xHEX), got \"" +
+                                    std::string(frame) + "\""}};
+      out.addresses.push_back(a + origin);
+      continue;
+    }
+    // name[:line[.discriminator]], the numbers as LLVM reads them (a bad one counts 0).
+    const size_t colon = frame.find(':');
+    sampleprof::Frame f;
+    f.name = sampleprof::FunctionId(names.emplace_back(frame.substr(0, colon)));
+    if (colon != std::string_view::npos) {
+      const std::string_view loc = frame.substr(colon + 1);
+      const size_t dot = loc.find('.');
+      uint64_t line = 0, disc = 0;
+      if (number(loc.substr(0, dot), 10, line)) f.location.line = static_cast<uint32_t>(line);
+      if (dot != std::string_view::npos && number(loc.substr(dot + 1), 10, disc))
+        f.location.discriminator = static_cast<uint32_t>(disc);
+    }
+    out.frames.push_back(f);
+  }
+  return {};
+}
 
 }  // namespace
 
 Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink& warn,
                                   const LineSink& out, std::string* failing_input) {
   *failing_input = options.binary;
+  std::deque<std::string> names;  // function names read from an unsymbolized profile
   LoadOptions load;
   load.use_dwarf_correlation = options.use_dwarf_correlation;
   PROFKIT_TRY_ASSIGN(auto binary, ProfiledBinary::load(options.binary, load, warn));
@@ -44,11 +108,17 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
                                      std::string_view(reinterpret_cast<const char*>(bytes.data()),
                                                       bytes.size()),
                                      *binary, base));
-    if (raw.context_sensitive)
-      return not_supported(
-          "context-sensitive unsymbolized profiles are not supported yet (profkit profgen "
-          "writes context-insensitive profiles: use LBR-only samples or "
-          "--ignore-stack-samples)");
+    if (raw.context_sensitive) {
+      std::vector<CsCounter> counters;
+      for (auto& c : raw.counters) {
+        CsCounter cs;
+        PROFKIT_TRY(parse_context(c.context, *binary, base, names, cs));
+        cs.counter = std::move(c.counter);
+        counters.push_back(std::move(cs));
+      }
+      *failing_input = options.binary;
+      return generate_cs(*binary, counters, options, warn, out);
+    }
     for (auto& c : raw.counters) {
       for (const auto& [k, v] : c.counter.ranges) counter.ranges[k] += v;
       for (const auto& [k, v] : c.counter.branches) counter.branches[k] += v;
@@ -80,14 +150,9 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
                  "frame pointer omission.");
     if (script.kind == ScriptKind::hybrid && !options.ignore_stack_samples) {
       warn_invalid_ranges(script, *binary, warn);
-      CsOptions cs = options.cs;
-      cs.update_total_samples = options.generate.update_total_samples;
-      cs.trim_cold_profile = options.post.trim_cold_profile;
-      // The pre-inliner's decisions would be undone by merging: merging is on by default
-      // only without it.
-      if (cs.preinliner && !options.merge_cold_context_given) cs.merge_cold_context = false;
       UnwindStats stats;
-      std::vector<CsCounter> counters = unwind_samples(script, *binary, cs.context, stats);
+      std::vector<CsCounter> counters =
+          unwind_samples(script, *binary, options.cs.context, stats);
       warn_unwind(stats, counters.size(), warn);
       if (options.skip_symbolization) {
         std::vector<ContextCounter> out_counters;
@@ -96,10 +161,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
         return write_unsymbolized(out_counters, true, *binary, base);
       }
       *failing_input = options.binary;
-      sampleprof::Profile profile =
-          generate_context_sensitive(*binary, counters, cs, options.post, warn);
-      post_process_cs(profile, cs, options.post, warn, out);
-      return write(profile, options, *binary, warn);
+      return generate_cs(*binary, counters, options, warn, out);
     }
     if (script.kind == ScriptKind::ip_only) {
       warn("no branch stacks in " + input +

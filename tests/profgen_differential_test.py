@@ -213,6 +213,21 @@ def run_case(profkit, tracer, seed, keep):
         if code == 0:
             compare(profkit, ['--binary', 'prog', '--unsymbolized-profile', 'prog.raw',
                               '--format=text'] + base, work, label, failures)
+        # Context-sensitive unsymbolized profiles: llvm-profgen reads the line-based ones; it
+        # crashes on probe-based ones, which profkit reads back to its direct result.
+        code, _, _ = run([LLVM, '--binary', 'prog', '--perfscript', 'prog.hyb',
+                          '--skip-symbolization', '-o', 'prog.csraw'] + base, work)
+        if code == 0 and 'probe' not in build:
+            compare(profkit, ['--binary', 'prog', '--unsymbolized-profile', 'prog.csraw',
+                              '--format=text'] + base, work, label + ' cs raw', failures)
+        elif code == 0:
+            direct = run([profkit, 'profgen', '--binary', 'prog', '--perfscript', 'prog.hyb',
+                          '--format=text', '-o', '-'], work)
+            via = run([profkit, 'profgen', '--binary', 'prog', '--unsymbolized-profile',
+                       'prog.csraw', '--format=text', '-o', '-'] + base, work)
+            if direct[0] != 0 or via[:2] != direct[:2]:
+                failures.append('%s: probe CS unsymbolized profile does not read back to the '
+                                'direct profile' % label)
         # Defective scripts.
         lines = lbr.split('\n')
         for k in range(2):
