@@ -448,20 +448,19 @@ class PreInliner {
   bool should_inline(const Candidate& c) const {
     const bool was_inlined = (c.samples->attributes & sampleprof::kContextWasInlined) != 0;
     if (options_.replay) return was_inlined;
-    uint32_t threshold = options_.cold_callsite_threshold;
-    if (c.count > cold_) {
-      // Threshold grows linearly with hotness normalized to [0, 1] between the cold
-      // threshold and the count at the 10% cutoff.
-      const double upper = static_cast<double>(ten_percent_);
-      const double lower = static_cast<double>(cold_);
-      double hotness = (static_cast<double>(c.count) - lower) / (upper - lower);
-      if (hotness > 1.0) hotness = 1.0;
-      const double t = static_cast<int32_t>(options_.hot_callsite_threshold) * hotness * 100 +
-                       static_cast<int32_t>(options_.cold_callsite_threshold);
-      threshold = static_cast<uint32_t>(static_cast<int64_t>(t));  // as x86-64 converts
-      if (was_inlined) threshold *= options_.multiplier_for_inlined;
-    }
-    return c.size <= threshold;
+    if (c.count <= cold_) return c.size <= options_.cold_callsite_threshold;
+    // The threshold grows linearly with hotness normalized to [0, 1] between the cold
+    // threshold and the count at the 10% cutoff. It is not rounded before the multiplier
+    // for calls the binary inlined (measured against llvm-profgen 22: a candidate of size 3
+    // with a threshold of 0.41 x 100 is inlined).
+    const double upper = static_cast<double>(ten_percent_);
+    const double lower = static_cast<double>(cold_);
+    double hotness = (static_cast<double>(c.count) - lower) / (upper - lower);
+    if (hotness > 1.0) hotness = 1.0;
+    double threshold = static_cast<double>(options_.hot_callsite_threshold) * hotness * 100 +
+                       static_cast<double>(options_.cold_callsite_threshold);
+    if (was_inlined) threshold *= options_.multiplier_for_inlined;
+    return static_cast<double>(c.size) <= threshold;
   }
 
   // The base (context-less) profile of a function: its non-inlined contexts promoted to

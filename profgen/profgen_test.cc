@@ -7,6 +7,7 @@
 
 #include "profgen/counter.h"
 #include "profgen/perf_script.h"
+#include "profgen/unwinder.h"
 
 namespace profkit::profgen {
 namespace {
@@ -186,6 +187,30 @@ TEST(Unsymbolized, RoundTripsAndNamesTheBadLine) {
   auto cut = read_unsymbolized("2\n0-c:1\n", *b, OffsetBase::preferred_base);
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().message, "Invalid raw profile!");
+}
+
+}  // namespace
+}  // namespace profkit::profgen
+
+namespace profkit::profgen {
+namespace {
+
+TEST(Contexts, RecursionCompressionDropsAdjacentRepeats) {
+  std::vector<uint64_t> c = {1, 5, 5, 5, 2};
+  compress_recursion(c, -1);
+  EXPECT_EQ(c, (std::vector<uint64_t>{1, 5, 2}));
+  c = {1, 2, 3, 2, 3, 2, 3, 4};
+  compress_recursion(c, -1);
+  EXPECT_EQ(c, (std::vector<uint64_t>{1, 2, 3, 4}));
+  c = {1, 2, 3, 2, 3, 4};
+  compress_recursion(c, 1);  // sequences of one frame only
+  EXPECT_EQ(c, (std::vector<uint64_t>{1, 2, 3, 2, 3, 4}));
+  c = {7, 7, 7};
+  compress_recursion(c, 0);  // off
+  EXPECT_EQ(c, (std::vector<uint64_t>{7, 7, 7}));
+  std::vector<uint64_t> d = {1, 2, 3, 4};
+  trim_context(d, 2);
+  EXPECT_EQ(d, (std::vector<uint64_t>{3, 4}));
 }
 
 }  // namespace
