@@ -245,6 +245,7 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
   }
 
   b->find_prolog_epilog();
+  b->index_code();
 
   uint64_t without_entry = 0;
   {
@@ -298,6 +299,7 @@ std::unique_ptr<ProfiledBinary> ProfiledBinary::synthetic(const SyntheticBinary&
   std::sort(b->ranges_.begin(), b->ranges_.end(),
             [](const FuncRange& x, const FuncRange& y) { return x.start < y.start; });
   b->find_prolog_epilog();
+  b->index_code();
   return b;
 }
 
@@ -324,14 +326,23 @@ size_t ProfiledBinary::lower_bound(uint64_t address) const {
                              code_.begin());
 }
 
-bool ProfiledBinary::is_code(uint64_t address) const {
-  const size_t i = lower_bound(address);
-  return i < code_.size() && code_[i] == address;
+void ProfiledBinary::index_code() {
+  starts_.clear();
+  dense_ = false;
+  if (code_.empty()) return;
+  code_base_ = code_.front();
+  const uint64_t span = code_.back() + sizes_.back() - code_base_;
+  // Text spread over a huge range (segments far apart) is searched instead.
+  if (span > (uint64_t{1} << 30)) return;
+  dense_ = true;
+  starts_.assign(span, 0);
+  for (size_t i = 0; i < code_.size(); ++i)
+    starts_[code_[i] - code_base_] = static_cast<uint8_t>(kStart | classes_[i]);
 }
 
-uint8_t ProfiledBinary::class_at(uint64_t address) const {
+int ProfiledBinary::class_search(uint64_t address) const {
   const size_t i = lower_bound(address);
-  return i < code_.size() && code_[i] == address ? classes_[i] : 0;
+  return i < code_.size() && code_[i] == address ? classes_[i] : -1;
 }
 
 bool ProfiledBinary::range_crosses_uncond(uint64_t start, uint64_t end) const {

@@ -109,8 +109,16 @@ class ProfiledBinary {
   // The target of a direct jmp or jcc, 0 for other instructions.
   uint64_t jump_target(size_t i) const { return targets_[i]; }
   // Whether an instruction starts at `address`.
-  bool is_code(uint64_t address) const;
-  uint8_t class_at(uint64_t address) const;  // 0 when no instruction starts there
+  bool is_code(uint64_t address) const {
+    if (!dense_) return class_search(address) >= 0;
+    const uint64_t off = address - code_base_;
+    return off < starts_.size() && (starts_[off] & kStart) != 0;
+  }
+  uint8_t class_at(uint64_t address) const {  // 0 when no instruction starts there
+    if (!dense_) return static_cast<uint8_t>(std::max(0, class_search(address)));
+    const uint64_t off = address - code_base_;
+    return off < starts_.size() ? static_cast<uint8_t>(starts_[off] & ~kStart) : 0;
+  }
   bool is_call(uint64_t a) const { return (class_at(a) & kInsnCall) != 0; }
   bool is_return(uint64_t a) const { return (class_at(a) & kInsnReturn) != 0; }
   bool is_branch(uint64_t a) const { return (class_at(a) & kInsnBranch) != 0; }
@@ -172,6 +180,15 @@ class ProfiledBinary {
   std::vector<uint8_t> sizes_;
   std::vector<uint8_t> classes_;
   std::vector<uint64_t> targets_;
+  // One byte per byte of code from the first instruction to the last: kStart where an
+  // instruction starts, plus its class. Answers is_code and class_at without a search (they
+  // run for every address of every sample).
+  static constexpr uint8_t kStart = 0x80;
+  uint64_t code_base_ = 0;
+  std::vector<uint8_t> starts_;
+  bool dense_ = false;  // starts_ covers the code (not when segments lie far apart)
+  void index_code();
+  int class_search(uint64_t address) const;  // the class, -1 when no instruction starts there
   std::vector<uint64_t> uncond_;  // sorted addresses of kInsnUncond instructions
   std::vector<uint64_t> prolog_epilog_;  // sorted, unique
   std::vector<BinaryFunction> functions_;

@@ -9,16 +9,36 @@
 #include <map>
 #include <memory>
 #include <queue>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "format/sampleprof/profile.h"
 
 namespace profkit::profgen {
 
-inline uint64_t context_node_hash(sampleprof::FunctionId callee, sampleprof::LineLocation site) {
+inline uint64_t context_node_hash(uint64_t callee_hash, sampleprof::LineLocation site) {
   const uint64_t loc = site.hash();
-  return callee.hash() + (loc << 5) + loc;
+  return callee_hash + (loc << 5) + loc;
 }
+inline uint64_t context_node_hash(sampleprof::FunctionId callee, sampleprof::LineLocation site) {
+  return context_node_hash(callee.hash(), site);
+}
+
+// MD5 of function names, remembered by the address of the name's bytes (names are views
+// into the binary or into storage that lives as long as the cache's user).
+class NameHashes {
+ public:
+  uint64_t operator()(sampleprof::FunctionId id) {
+    if (id.is_md5()) return id.md5;
+    auto [it, added] = cache_.try_emplace(id.name.data(), id.name.size(), 0);
+    if (added || it->second.first != id.name.size()) it->second = {id.name.size(), id.hash()};
+    return it->second.second;
+  }
+
+ private:
+  std::unordered_map<const char*, std::pair<size_t, uint64_t>> cache_;
+};
 
 struct TrieNode {
   sampleprof::FunctionId name;
@@ -32,7 +52,11 @@ struct TrieNode {
     return it == children.end() ? nullptr : it->second.get();
   }
   TrieNode* child(sampleprof::LineLocation site, sampleprof::FunctionId callee) {
-    auto& slot = children[context_node_hash(callee, site)];
+    return child(site, callee, callee.hash());
+  }
+  TrieNode* child(sampleprof::LineLocation site, sampleprof::FunctionId callee,
+                  uint64_t callee_hash) {
+    auto& slot = children[context_node_hash(callee_hash, site)];
     if (!slot) {
       slot = std::make_unique<TrieNode>();
       slot->name = callee;
@@ -51,7 +75,7 @@ class Trie {
     TrieNode* n = &root_;
     sampleprof::LineLocation site;
     for (const sampleprof::Frame& f : context) {
-      n = n->child(site, f.name);
+      n = n->child(site, f.name, hashes_(f.name));
       site = f.location;
     }
     return n;
@@ -89,6 +113,7 @@ class Trie {
  private:
   TrieNode root_;
   std::deque<sampleprof::FunctionSamples> arena_;
+  NameHashes hashes_;
 };
 
 }  // namespace profkit::profgen

@@ -1,6 +1,8 @@
 #include "profgen/cs_generate.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -83,17 +85,31 @@ class MissingFrames {
  private:
   void infer_pair(uint64_t from, uint64_t to, std::vector<uint64_t>& path) {
     path.push_back(from);
-    const size_t pos = path.size();
     const FuncRange* to_range = binary_.find_func_range(to);
     if (to_range == nullptr) return;
+    // The answer depends on the call site and the function reached only: remember it.
+    const uint64_t key = (from << 20) ^ to_range->function ^ (from >> 44);
+    auto [memo, fresh] = memo_.try_emplace(key);
+    if (!fresh && memo->second.from == from && memo->second.to == to_range->function) {
+      path.insert(path.end(), memo->second.path.begin(), memo->second.path.end());
+      return;
+    }
+    const size_t pos = path.size();
+    infer_pair_uncached(from, to_range->function, path);
+    if (fresh)
+      memo->second = Memo{from, to_range->function,
+                          std::vector<uint64_t>(path.begin() + static_cast<int64_t>(pos), path.end())};
+  }
+
+  void infer_pair_uncached(uint64_t from, uint32_t target, std::vector<uint64_t>& path) {
+    const size_t pos = path.size();
     auto calls = call_funcs_.find(from);
     if (calls == call_funcs_.end()) return;
-    const uint32_t target = to_range->function;
     // A direct target of the call site: nothing is missing (even when the same function is
     // also reached through a tail call from that site).
     if (calls->second.count(target)) return;
     if (!tail_targets_.count(target)) return;
-    visiting_.clear();
+    ++visit_epoch_;
     depth_ = 0;
     uint64_t paths = 0;
     for (uint32_t f : calls->second) {
@@ -105,28 +121,29 @@ class MissingFrames {
 
   uint64_t paths_from_function(uint32_t from, uint32_t to, std::vector<uint64_t>& path) {
     if (from == to) return 1;
-    if (visiting_.count(from)) return 0;
-    if (auto u = unique_.find({from, to}); u != unique_.end()) {
+    if (visiting(from)) return 0;
+    const uint64_t pair = (uint64_t{from} << 32) | to;
+    if (auto u = unique_.find(pair); u != unique_.end()) {
       path.insert(path.end(), u->second.begin(), u->second.end());
       return 1;
     }
-    if (auto nu = non_unique_.find({from, to}); nu != non_unique_.end()) return nu->second;
+    if (auto nu = non_unique_.find(pair); nu != non_unique_.end()) return nu->second;
     const size_t pos = path.size();
     if (depth_ == max_depth_) return 0;
     auto sites = tail_sites_.find(from);
     if (sites == tail_sites_.end()) return 0;
     ++depth_;
-    visiting_.insert(from);
+    set_visiting(from, true);
     uint64_t paths = 0;
     for (uint64_t site : sites->second) {
       paths += paths_from_site(site, to, path);
       if (paths > 1) break;
     }
     --depth_;
-    visiting_.erase(from);
+    set_visiting(from, false);
     if (paths != 1) path.resize(pos);
-    if (paths == 1) unique_[{from, to}].assign(path.begin() + static_cast<int64_t>(pos), path.end());
-    else non_unique_[{from, to}] = paths;
+    if (paths == 1) unique_[pair].assign(path.begin() + static_cast<int64_t>(pos), path.end());
+    else non_unique_[pair] = paths;
     return paths;
   }
 
@@ -148,10 +165,23 @@ class MissingFrames {
   uint32_t depth_ = 0;
   std::unordered_map<uint64_t, std::set<uint32_t>> call_funcs_, tail_funcs_;
   std::unordered_set<uint32_t> tail_targets_;
-  std::map<uint32_t, std::vector<uint64_t>> tail_sites_;
-  std::set<uint32_t> visiting_;
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> unique_;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> non_unique_;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> tail_sites_;
+  // The functions on the current search path: marked with the search's epoch.
+  bool visiting(uint32_t f) const { return f < visit_.size() && visit_[f] == visit_epoch_; }
+  void set_visiting(uint32_t f, bool on) {
+    if (f >= visit_.size()) visit_.resize(f + 1, 0);
+    visit_[f] = on ? visit_epoch_ : 0;
+  }
+  std::vector<uint64_t> visit_;
+  uint64_t visit_epoch_ = 0;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> unique_;  // (from << 32 | to) -> path
+  std::unordered_map<uint64_t, uint64_t> non_unique_;
+  struct Memo {
+    uint64_t from = 0;
+    uint32_t to = 0;
+    std::vector<uint64_t> path;
+  };
+  std::unordered_map<uint64_t, Memo> memo_;
 };
 
 // The inline context of a probe with the probe's own frame (its index) last; a frame at
@@ -339,8 +369,17 @@ class Generator {
     return node;
   }
 
+  // The trie node of a probe of inline node `n` in the current context (the leaf's probe
+  // index does not matter: the leaf frame's location is dropped).
+  TrieNode* cached_probe_node(const std::vector<uint64_t>& addresses, const probe::Probe& p) {
+    auto [it, added] = node_cache_.try_emplace(p.node, nullptr);
+    if (added) it->second = probe_node(addresses, p);
+    return it->second;
+  }
+
   void probe_bodies(const CsCounter& c) {
     const probe::ProbeMap& map = binary_.probes();
+    node_cache_.clear();
     std::map<uint32_t, uint64_t> counts;  // probe position -> count
     for (const auto& [range, count] : make_disjoint(c.counter.ranges)) {
       for (size_t i = binary_.lower_bound(range.first);
@@ -353,7 +392,7 @@ class Generator {
     for (const auto& [at, count] : counts) {
       const probe::Probe& p = map.probes()[at];
       if (p.type != static_cast<uint8_t>(probe::ProbeType::Block) || count == 0) continue;
-      TrieNode* node = probe_node(c.addresses, p);
+      TrieNode* node = cached_probe_node(c.addresses, p);
       FunctionSamples& f = *node->samples;
       frame_profiles[p.node].insert(&f);
       f.add_body(LineLocation{p.index, p.discriminator}, count);
@@ -386,7 +425,7 @@ class Generator {
     for (const auto& [branch, count] : c.counter.branches) {
       const probe::Probe* call = map.call_probe_at(branch.first);
       if (call == nullptr || !decoded(*call)) continue;
-      FunctionSamples& f = *probe_node(c.addresses, *call)->samples;
+      FunctionSamples& f = *cached_probe_node(c.addresses, *call)->samples;
       f.add_body(LineLocation{call->index, 0}, count);
       add_saturating(f.total, count);
       const std::string_view callee = binary_.callee_name(branch.second);
@@ -414,7 +453,10 @@ class Generator {
       profiled_.insert(0);  // never empty again
     }
     const probe::ProbeMap& map = binary_.probes();
-    return profiled_.count(map.nodes()[map.nodes()[p.node].top_level].guid) != 0;
+    if (decoded_.empty()) decoded_.assign(map.nodes().size(), -1);
+    int8_t& d = decoded_[p.node];
+    if (d < 0) d = profiled_.count(map.nodes()[map.nodes()[p.node].top_level].guid) != 0;
+    return d != 0;
   }
   static uint64_t md5_of(std::string_view name) { return FunctionId(name).hash(); }
 
@@ -453,6 +495,8 @@ class Generator {
   Trie trie_;
   std::unique_ptr<MissingFrames> missing_;
   std::unordered_set<uint64_t> profiled_;
+  std::vector<int8_t> decoded_;  // per inline node: -1 unknown, 0/1
+  std::unordered_map<uint32_t, TrieNode*> node_cache_;  // inline node -> context node
 };
 
 }  // namespace

@@ -40,8 +40,8 @@ struct SizeNode {
     auto it = children.find(context_node_hash(name, site));
     return it == children.end() ? nullptr : it->second.get();
   }
-  SizeNode* child(LineLocation site, FunctionId name) {
-    auto& slot = children[context_node_hash(name, site)];
+  SizeNode* child(LineLocation site, uint64_t name_hash) {
+    auto& slot = children[context_node_hash(name_hash, site)];
     if (!slot) slot = std::make_unique<SizeNode>();
     return slot.get();
   }
@@ -50,14 +50,16 @@ struct SizeNode {
 class ContextSizes {
  public:
   // `context`: outermost frame first; the innermost frame's location is ignored.
-  void add(const std::vector<Frame>& context, uint32_t bytes) {
+  // Returns the node, so that a run of instructions with one inline stack can add to it.
+  SizeNode* add(const std::vector<Frame>& context, uint32_t bytes) {
     SizeNode* n = &root_;
     bool leaf = true;
     for (size_t i = context.size(); i-- > 0;) {
-      n = n->child(leaf ? LineLocation{} : context[i].location, context[i].name);
+      n = n->child(leaf ? LineLocation{} : context[i].location, hashes_(context[i].name));
       leaf = false;
     }
     n->size = n->size.value_or(0) + bytes;
+    return n;
   }
 
   // The size of a profile context (a node of the context trie): the longest matching
@@ -86,7 +88,17 @@ class ContextSizes {
 
  private:
   SizeNode root_;
+  NameHashes hashes_;
 };
+
+bool same_stack(const std::vector<InlineFrame>& a, const std::vector<InlineFrame>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].function.data() != b[i].function.data() || a[i].function.size() != b[i].function.size() ||
+        a[i].line_offset != b[i].line_offset || a[i].discriminator != b[i].discriminator)
+      return false;
+  return true;
+}
 
 // ---- the profiled call graph -----------------------------------------------------------
 struct GraphNode;
@@ -310,14 +322,22 @@ class PreInliner {
           warn(buf);
         }
         if (first >= end) continue;
+        const std::vector<InlineFrame>* previous = nullptr;
+        SizeNode* node = nullptr;
         for (; i < binary_.instruction_count() && binary_.instruction_address(i) < end; ++i) {
+          const auto& stack = binary_.inline_stack(binary_.instruction_address(i));
+          if (previous != nullptr && same_stack(*previous, stack)) {  // the same context
+            node->size = *node->size + binary_.instruction_size(i);
+            continue;
+          }
           frames.clear();
-          for (const InlineFrame& fr : binary_.inline_stack(binary_.instruction_address(i))) {
+          for (const InlineFrame& fr : stack) {
             LineLocation loc{fr.line_offset, fr.discriminator};
             if (probes) loc = LineLocation{dwarf::probe_index_from_discriminator(fr.discriminator), 0};
             frames.push_back(Frame{FunctionId(fr.function), loc});
           }
-          sizes_.add(frames, binary_.instruction_size(i));
+          node = sizes_.add(frames, binary_.instruction_size(i));
+          previous = &stack;
         }
       }
       if (probes) mark_probe_contexts(binary_.functions()[f].name);
@@ -347,10 +367,12 @@ class PreInliner {
   void mark_probe_contexts(std::string_view function) {
     const probe::ProbeMap& map = binary_.probes();
     // The last top-level record named so (as llvm-profgen's name -> record map keeps it).
-    uint32_t top = 0;
-    for (uint32_t i = 1; i < map.nodes().size(); ++i)
-      if (map.nodes()[i].parent == 0 && map.name(map.nodes()[i].guid) == function) top = i;
-    if (top == 0) return;
+    if (top_level_by_name_.empty())
+      for (uint32_t i = 1; i < map.nodes().size(); ++i)
+        if (map.nodes()[i].parent == 0) top_level_by_name_[map.name(map.nodes()[i].guid)] = i;
+    auto found = top_level_by_name_.find(function);
+    if (found == top_level_by_name_.end()) return;
+    const uint32_t top = found->second;
     std::vector<std::pair<FunctionId, uint32_t>> context;
     mark(map, top, context);
   }
@@ -538,6 +560,7 @@ class PreInliner {
   uint64_t ten_percent_;
   const PreInlinerOptions& options_;
   ContextSizes sizes_;
+  std::unordered_map<std::string_view, uint32_t> top_level_by_name_;
   std::unordered_map<const FunctionSamples*, uint32_t> state_;
   std::unordered_map<const FunctionSamples*, TrieNode*> node_of_;
   std::unordered_map<uint64_t, std::vector<FunctionSamples*>> by_function_;

@@ -15,7 +15,6 @@ namespace profkit::profgen {
 
 namespace {
 
-
 Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOptions& options,
                             const ProfiledBinary& binary, const LineSink& warn);
 
