@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "format/dwarf/source_map.h"
 #include "format/elf/elf_file.h"
@@ -174,7 +175,13 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
       if (name == "__llvm_fs_discriminator__") b->fs_discriminators_ = true;
   }
 
-  uint64_t invalid_runs = 0;
+  // The pieces to decode (each symbol to the next, in section then address order), decoded
+  // on several threads: decoding every instruction of a large binary is most of loading it.
+  struct Piece {
+    Bytes data;  // the section's bytes
+    uint64_t section_address, start, stop, section_end;
+  };
+  std::vector<Piece> pieces;
   for (const auto& sec : m.elf.sections()) {
     if (!sec.is_executable() || sec.size == 0) continue;
     if (sec.name == ".plt") continue;
@@ -194,33 +201,74 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
           r.is_entry = true;
       }
       if (start < sec.address) continue;
-      uint64_t address = start;
+      pieces.push_back(Piece{data, sec.address, start, std::min(next, sec_end), sec_end});
+    }
+  }
+  struct Decoded {
+    std::vector<uint64_t> code, targets;
+    std::vector<uint8_t> sizes, classes;
+    uint64_t invalid_runs = 0;
+  };
+  const size_t workers = std::max<size_t>(1, std::min<size_t>(8, std::thread::hardware_concurrency()));
+  std::vector<Decoded> parts(workers);
+  auto decode_range = [&](size_t w, size_t from, size_t to) {
+    Decoded& d = parts[w];
+    for (size_t pi = from; pi < to; ++pi) {
+      const Piece& p = pieces[pi];
+      uint64_t address = p.start;
       uint64_t invalid = 0;
-      const uint64_t stop = std::min(next, sec_end);
-      while (address < stop) {
-        const auto bytes = data.subspan(address - sec.address,
-                                        std::min<uint64_t>(15, sec_end - address));
+      while (address < p.stop) {
+        const auto bytes = p.data.subspan(address - p.section_address,
+                                          std::min<uint64_t>(15, p.section_end - address));
         const symbolize::Insn insn = symbolize::decode_insn(bytes, address);
         const uint64_t size = insn.length == 0 ? 1 : insn.length;
         if (insn.length != 0) {
-          b->code_.push_back(address);
-          b->sizes_.push_back(insn.length);
-          const uint8_t cls = classify(insn.kind);
-          b->classes_.push_back(cls);
+          d.code.push_back(address);
+          d.sizes.push_back(insn.length);
+          d.classes.push_back(classify(insn.kind));
           const bool jump = insn.kind == symbolize::InsnKind::jump ||
                             insn.kind == symbolize::InsnKind::cond_jump;
-          b->targets_.push_back(jump && insn.emulable ? insn.target : 0);
-          if (cls & kInsnUncond) b->uncond_.push_back(address);
-          if (invalid != 0) ++invalid_runs;
+          d.targets.push_back(jump && insn.emulable ? insn.target : 0);
+          if (invalid != 0) ++d.invalid_runs;
           invalid = 0;
         } else {
           invalid += size;
         }
         address += size;
       }
-      if (invalid != 0) ++invalid_runs;
+      if (invalid != 0) ++d.invalid_runs;
     }
+  };
+  {
+    uint64_t total = 0;
+    for (const Piece& p : pieces) total += p.stop - p.start;
+    std::vector<std::thread> threads;
+    size_t first = 0;
+    uint64_t done = 0;
+    for (size_t w = 0; w < workers; ++w) {
+      // Split by bytes: each worker takes about the same amount of code.
+      size_t last = first;
+      const uint64_t goal = total * (w + 1) / workers;
+      while (last < pieces.size() && (w + 1 == workers || done < goal)) {
+        done += pieces[last].stop - pieces[last].start;
+        ++last;
+      }
+      if (w + 1 == workers) decode_range(w, first, last);
+      else threads.emplace_back(decode_range, w, first, last);
+      first = last;
+    }
+    for (auto& t : threads) t.join();
   }
+  uint64_t invalid_runs = 0;
+  for (Decoded& d : parts) {
+    b->code_.insert(b->code_.end(), d.code.begin(), d.code.end());
+    b->sizes_.insert(b->sizes_.end(), d.sizes.begin(), d.sizes.end());
+    b->classes_.insert(b->classes_.end(), d.classes.begin(), d.classes.end());
+    b->targets_.insert(b->targets_.end(), d.targets.begin(), d.targets.end());
+    invalid_runs += d.invalid_runs;
+  }
+  for (size_t i = 0; i < b->code_.size(); ++i)
+    if (b->classes_[i] & kInsnUncond) b->uncond_.push_back(b->code_[i]);
   if (invalid_runs > 0) warn("Found " + std::to_string(invalid_runs) + " invalid instructions");
   // Sections are disassembled in header order, which need not be address order.
   if (!std::is_sorted(b->code_.begin(), b->code_.end())) {
