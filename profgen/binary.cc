@@ -428,18 +428,21 @@ std::string_view ProfiledBinary::callee_name(uint64_t target) const {
 
 const std::vector<InlineFrame>& ProfiledBinary::inline_stack(uint64_t address) {
   auto [it, added] = stacks_.try_emplace(address);
-  if (!added) return it->second;
-  if (!impl_->sources) return it->second;  // a synthetic binary
+  if (added) inline_stack_uncached(address, it->second);
+  return it->second;
+}
+
+void ProfiledBinary::inline_stack_uncached(uint64_t address, std::vector<InlineFrame>& out) {
+  out.clear();
+  if (!impl_->sources) return;  // a synthetic binary
   auto& frames = impl_->scratch;
   if (!impl_->sources->frames(address, frames)) frames.clear();  // malformed DWARF: no frames
   // Outermost first, ending at the first frame without a name (as LLVM's symbolizer).
   for (size_t i = frames.size(); i-- > 0;) {
     const auto& f = frames[i];
     if (f.function.empty()) break;
-    it->second.push_back(InlineFrame{f.function, (f.line - f.start_line) & 0xffffu,
-                                     f.discriminator});
+    out.push_back(InlineFrame{f.function, (f.line - f.start_line) & 0xffffu, f.discriminator});
   }
-  return it->second;
 }
 
 uint64_t ProfiledBinary::probe_function_hash(uint64_t guid) const {

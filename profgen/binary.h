@@ -158,6 +158,8 @@ class ProfiledBinary {
   // The inline stack of the instruction at `address`, outermost first; empty without line
   // information. Cached.
   const std::vector<InlineFrame>& inline_stack(uint64_t address);
+  // The same without keeping it (for one pass over many addresses).
+  void inline_stack_uncached(uint64_t address, std::vector<InlineFrame>& out);
   bool uses_fs_discriminators() const { return fs_discriminators_; }
 
   // --- pseudo probes ------------------------------------------------------------------

@@ -9,11 +9,6 @@ namespace profkit::profgen {
 
 namespace {
 
-struct PairHash {
-  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
-    return std::hash<uint64_t>()(p.first) * 31 + std::hash<uint64_t>()(p.second);
-  }
-};
 
 uint64_t base_of(const ProfiledBinary& binary, OffsetBase base) {
   switch (base) {
@@ -47,9 +42,9 @@ bool parse_number(std::string_view s, int radix, uint64_t& out) {
 
 }  // namespace
 
-SampleCounter count_lbr_samples(const ParsedScript& script, const ProfiledBinary& binary) {
-  SampleCounter c;
-  for (const auto& [sample, count] : script.samples) {
+void add_lbr_samples(const std::vector<AggregatedSample>& samples, const ProfiledBinary& binary,
+                     SampleCounter& c) {
+  for (const auto& [sample, count] : samples) {
     uint64_t end = 0;
     for (const LbrEntry& e : sample.lbr) {
       const bool target_in = binary.is_code(e.target);
@@ -59,19 +54,20 @@ SampleCounter count_lbr_samples(const ParsedScript& script, const ProfiledBinary
       end = e.source;
     }
   }
-  return c;
 }
 
-void warn_invalid_ranges(const ParsedScript& script, const ProfiledBinary& binary,
-                         const LineSink& warn) {
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges;
-  for (const auto& [sample, count] : script.samples) {
+void RangeChecks::add(const std::vector<AggregatedSample>& samples) {
+  for (const auto& [sample, count] : samples) {
     uint64_t end = 0;
     for (const LbrEntry& e : sample.lbr) {
-      if (end != 0) ranges[{e.target, end}] += count;
+      if (end != 0) ranges_[{e.target, end}] += count;
       end = e.source;
     }
   }
+}
+
+void RangeChecks::warn(const ProfiledBinary& binary, const LineSink& warn) const {
+  const auto& ranges = ranges_;
   if (ranges.empty()) {
     warn("No samples in perf script!");
     return;

@@ -31,16 +31,23 @@ struct ContextCounter {
   SampleCounter counter;
 };
 
-// Counts of LBR samples without contexts: every branch whose target is in the binary, and
-// every range between a branch target and the next (newer) branch source that is
-// straight-line code. The newest range of each sample (up to the sampled IP) is not
+// Adds the counts of LBR samples without contexts: every branch whose target is in the
+// binary, and every range between a branch target and the next (newer) branch source that
+// is straight-line code. The newest range of each sample (up to the sampled IP) is not
 // counted: its end is unknown.
-SampleCounter count_lbr_samples(const ParsedScript& script, const ProfiledBinary& binary);
+void add_lbr_samples(const std::vector<AggregatedSample>& samples, const ProfiledBinary& binary,
+                     SampleCounter& into);
 
 // llvm-profgen's checks of the ranges in the samples (warnings only; "No samples in perf
-// script!" when there is none).
-void warn_invalid_ranges(const ParsedScript& script, const ProfiledBinary& binary,
-                         const LineSink& warn);
+// script!" when there is none), over batches of samples.
+class RangeChecks {
+ public:
+  void add(const std::vector<AggregatedSample>& samples);
+  void warn(const ProfiledBinary& binary, const LineSink& warn) const;
+
+ private:
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges_;
+};
 
 // Where unsymbolized addresses are counted from.
 enum class OffsetBase { preferred_base, first_loadable, absolute };

@@ -202,21 +202,35 @@ void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
 
 class Generator {
  public:
-  Generator(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
-            const CsOptions& options, const PostProcessOptions& post,
-            const std::function<void(std::string_view)>& warn)
-      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {}
+  Generator(ProfiledBinary& binary, std::vector<CsCounter>& counters, const CsOptions& options,
+            const PostProcessOptions& post, const std::function<void(std::string_view)>& warn)
+      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {
+    // The functions with samples: a range start, a branch end or a context address in them.
+    auto note = [&](uint64_t address) {
+      if (const FuncRange* r = binary_.find_func_range(address)) profiled_functions_.insert(r->function);
+    };
+    for (const auto& c : counters_) {
+      for (uint64_t a : c.addresses) note(a);
+      for (const auto& [range, n] : c.counter.ranges) note(range.first);
+      for (const auto& [branch, n] : c.counter.branches) {
+        note(branch.first);
+        note(branch.second);
+      }
+    }
+    for (uint32_t f : profiled_functions_) profiled_.insert(md5_of(binary_.functions()[f].name));
+  }
 
   Profile run() {
     if (binary_.uses_probes()) {
       if (options_.infer_missing_frames)
         missing_ = std::make_unique<MissingFrames>(binary_, counters_, options_.max_search_depth);
-      for (const auto& c : counters_) {
+      for (auto& c : counters_) {
         probe_bodies(c);
         probe_branches(c);
+        c = CsCounter{};  // done with it: free its counts
       }
     } else {
-      for (const auto& c : counters_) {
+      for (auto& c : counters_) {
         TrieNode* node = trie_.root();
         if (!c.frames.empty()) {
           node = trie_.path(c.frames);
@@ -224,6 +238,7 @@ class Generator {
           line_bodies(f, c.counter.ranges);
         }
         line_branches(node, c.counter.branches);
+        c.counter = SampleCounter{};  // done with it: free its counts
       }
       infer_callee_samples(trie_.root());
       Trie::for_each(trie_.root(), [&](TrieNode* n) {
@@ -236,7 +251,7 @@ class Generator {
       const sampleprof::Summary summary = context_less_summary();
       const uint64_t cold = post_.cold_count ? *post_.cold_count
                                              : summary_threshold(summary, post_.cutoff_cold);
-      preinline(trie_, binary_, counters_, cold, summary_threshold(summary, 100000),
+      preinline(trie_, binary_, profiled_functions_, cold, summary_threshold(summary, 100000),
                 options_.preinliner_options, warn_);
     }
     Profile profile = to_profile();
@@ -245,15 +260,15 @@ class Generator {
   }
 
  private:
-  // The summary of every context merged into its function.
+  // The summary of every context merged into its function (merged in trie order, as the
+  // summary of a CS profile merges its contexts).
   sampleprof::Summary context_less_summary() {
     Profile flat;
-    flat.is_cs = true;
     Trie::for_each(trie_.root(), [&](TrieNode* n) {
       if (n->samples == nullptr) return;
-      FunctionSamples copy = *n->samples;
-      copy.context = {Frame{n->name, LineLocation{}}};
-      flat.functions.emplace(flat.functions.size(), std::move(copy));
+      auto [it, added] = flat.functions.try_emplace(n->name.hash());
+      if (added) it->second.name = n->name;
+      (void)it->second.merge(*n->samples);
     });
     return sampleprof::compute_summary(flat);
   }
@@ -437,21 +452,6 @@ class Generator {
   // llvm-profgen decodes the probes of profiled functions only: those with a range start,
   // a branch end or a context address in them.
   bool decoded(const probe::Probe& p) {
-    if (profiled_.empty()) {
-      auto note = [&](uint64_t address) {
-        if (const FuncRange* r = binary_.find_func_range(address))
-          profiled_.insert(md5_of(binary_.functions()[r->function].name));
-      };
-      for (const auto& c : counters_) {
-        for (uint64_t a : c.addresses) note(a);
-        for (const auto& [range, n] : c.counter.ranges) note(range.first);
-        for (const auto& [branch, n] : c.counter.branches) {
-          note(branch.first);
-          note(branch.second);
-        }
-      }
-      profiled_.insert(0);  // never empty again
-    }
     const probe::ProbeMap& map = binary_.probes();
     if (decoded_.empty()) decoded_.assign(map.nodes().size(), -1);
     int8_t& d = decoded_[p.node];
@@ -488,20 +488,21 @@ class Generator {
   }
 
   ProfiledBinary& binary_;
-  const std::vector<CsCounter>& counters_;
+  std::vector<CsCounter>& counters_;
   const CsOptions& options_;
   const PostProcessOptions& post_;
   const std::function<void(std::string_view)>& warn_;
   Trie trie_;
   std::unique_ptr<MissingFrames> missing_;
-  std::unordered_set<uint64_t> profiled_;
+  std::set<uint32_t> profiled_functions_;  // indices into binary_.functions()
+  std::unordered_set<uint64_t> profiled_;  // their GUIDs (MD5 of the DWARF name)
   std::vector<int8_t> decoded_;  // per inline node: -1 unknown, 0/1
   std::unordered_map<uint32_t, TrieNode*> node_cache_;  // inline node -> context node
 };
 
 }  // namespace
 
-Profile generate_context_sensitive(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+Profile generate_context_sensitive(ProfiledBinary& binary, std::vector<CsCounter>&& counters,
                                    const CsOptions& options, const PostProcessOptions& post,
                                    const std::function<void(std::string_view)>& warn) {
   return Generator(binary, counters, options, post, warn).run();

@@ -33,9 +33,10 @@ struct CsOptions {
 
 // The CS profile of `counters`, in llvm-profgen's order of contexts (a depth-first walk of
 // the context trie), before post-processing.
-// With the pre-inliner on, it has run (thresholds from `post`'s summary options).
+// With the pre-inliner on, it has run (thresholds from `post`'s summary options). The
+// counters are consumed (each is freed once used).
 sampleprof::Profile generate_context_sensitive(ProfiledBinary& binary,
-                                               const std::vector<CsCounter>& counters,
+                                               std::vector<CsCounter>&& counters,
                                                const CsOptions& options,
                                                const PostProcessOptions& post,
                                                const std::function<void(std::string_view)>& warn);

@@ -46,47 +46,50 @@ uint64_t function_entry(const ProfiledBinary& b, uint64_t address) {
 
 }  // namespace
 
-SampleCounter estimate_from_ip_samples(const ParsedScript& script, const ProfiledBinary& binary) {
-  const std::vector<bool> leader = leaders(binary);
-  const size_t n = binary.instruction_count();
-  auto block_of = [&](uint64_t address) -> std::pair<size_t, size_t> {  // [first, last]
-    size_t i = binary.lower_bound(address);
-    if (i >= n || binary.instruction_address(i) != address) return {n, n};
-    size_t first = i;
-    while (!leader[first]) --first;
-    size_t last = i;
-    while (last + 1 < n && !leader[last + 1]) ++last;
-    return {first, last};
-  };
+IpEstimator::IpEstimator(const ProfiledBinary& binary) : binary_(binary), leader_(leaders(binary)) {}
 
-  std::map<size_t, uint64_t> block_samples;  // first instruction -> samples
-  std::map<uint64_t, std::map<uint64_t, uint64_t>> site_callees;  // call -> callee entry -> n
-  for (const auto& [sample, count] : script.samples) {
+std::pair<size_t, size_t> IpEstimator::block_of(uint64_t address) const {
+  const size_t n = binary_.instruction_count();
+  size_t i = binary_.lower_bound(address);
+  if (i >= n || binary_.instruction_address(i) != address) return {n, n};
+  size_t first = i;
+  while (!leader_[first]) --first;
+  size_t last = i;
+  while (last + 1 < n && !leader_[last + 1]) ++last;
+  return {first, last};
+}
+
+void IpEstimator::add(const std::vector<AggregatedSample>& samples) {
+  const size_t n = binary_.instruction_count();
+  for (const auto& [sample, count] : samples) {
     const auto& stack = sample.stack;
     if (stack.empty() || stack[0] == kExternalAddress) continue;
     const auto [first, last] = block_of(stack[0]);
-    if (first < n) block_samples[first] += count;
+    if (first < n) block_samples_[first] += count;
     // In a prolog or epilog the frame pointer still (or again) names the caller's frame, so
     // the first caller frame is the caller's caller: that edge is not a call.
-    const size_t first_edge = binary.in_prolog_epilog(stack[0]) ? 2 : 1;
+    const size_t first_edge = binary_.in_prolog_epilog(stack[0]) ? 2 : 1;
     for (size_t i = first_edge; i < stack.size(); ++i) {
       if (stack[i] == kExternalAddress || stack[i - 1] == kExternalAddress) continue;
-      const uint64_t callee = function_entry(binary, stack[i - 1]);
-      if (callee != 0) site_callees[stack[i]][callee] += count;
+      const uint64_t callee = function_entry(binary_, stack[i - 1]);
+      if (callee != 0) site_callees_[stack[i]][callee] += count;
     }
   }
+}
 
+SampleCounter IpEstimator::finish() const {
+  const size_t n = binary_.instruction_count();
   SampleCounter c;
   std::map<size_t, uint64_t> block_count;
-  for (const auto& [first, samples] : block_samples) {
+  for (const auto& [first, samples] : block_samples_) {
     size_t last = first;
-    while (last + 1 < n && !leader[last + 1]) ++last;
+    while (last + 1 < n && !leader_[last + 1]) ++last;
     const uint64_t length = last - first + 1;
     const uint64_t estimate = std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length);
     block_count[first] = estimate;
-    c.ranges[{binary.instruction_address(first), binary.instruction_address(last)}] = estimate;
+    c.ranges[{binary_.instruction_address(first), binary_.instruction_address(last)}] = estimate;
   }
-  for (const auto& [site, callees] : site_callees) {
+  for (const auto& [site, callees] : site_callees_) {
     uint64_t total = 0;
     for (const auto& [callee, samples] : callees) total += samples;
     const auto [first, last] = block_of(site);

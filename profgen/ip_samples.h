@@ -18,6 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "profgen/binary.h"
 #include "profgen/counter.h"
@@ -27,6 +30,18 @@ namespace profkit::profgen {
 
 inline constexpr uint64_t kIpCountScale = 64;
 
-SampleCounter estimate_from_ip_samples(const ParsedScript& script, const ProfiledBinary& binary);
+class IpEstimator {
+ public:
+  explicit IpEstimator(const ProfiledBinary& binary);
+  void add(const std::vector<AggregatedSample>& samples);
+  SampleCounter finish() const;
+
+ private:
+  std::pair<size_t, size_t> block_of(uint64_t address) const;  // instruction indices
+  const ProfiledBinary& binary_;
+  std::vector<bool> leader_;
+  std::map<size_t, uint64_t> block_samples_;  // first instruction -> samples
+  std::map<uint64_t, std::map<uint64_t, uint64_t>> site_callees_;  // call -> callee -> n
+};
 
 }  // namespace profkit::profgen

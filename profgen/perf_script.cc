@@ -251,14 +251,19 @@ bool parse_ip_line(std::string_view line, uint64_t& address, std::string_view& d
 class Reader {
  public:
   Reader(const ProfiledBinary& binary, const ScriptOptions& options, const LineSink& warn,
-         const LineSink& out)
-      : binary_(binary), options_(options), warn_(warn), out_(out),
-        base_(binary.preferred_base()) {}
+         const LineSink& out, const BatchSink& sink,
+         const std::function<void(uint64_t)>& consumed)
+      : binary_(binary), options_(options), warn_(warn), out_(out), sink_(sink),
+        consumed_(consumed), base_(binary.preferred_base()) {}
 
   Expected<ParsedScript> run(std::string_view text, ScriptKind kind) {
     result_.kind = kind;
     TraceLines lines(text);
     while (!lines.at_eof()) {
+      if (batch_bytes_ >= options_.batch_bytes) {
+        flush();
+        if (consumed_) consumed_(lines.offset());
+      }
       if (is_mmap_event(lines.line())) {
         PROFKIT_TRY(mmap_event(lines.line(), lines.offset()));
         lines.advance();
@@ -275,6 +280,7 @@ class Reader {
         lbr_only_sample(lines, count);
       }
     }
+    flush();
     std::sort(invalid_returns_.begin(), invalid_returns_.end());
     invalid_returns_.erase(std::unique(invalid_returns_.begin(), invalid_returns_.end()),
                            invalid_returns_.end());
@@ -506,15 +512,69 @@ class Reader {
       put(e.source);
       put(e.target);
     }
-    auto [it, added] = index_.try_emplace(key_, result_.samples.size());
-    if (added) result_.samples.push_back(AggregatedSample{sample_, 0});
-    result_.samples[it->second].count += count;
+    auto [it, added] = index_.try_emplace(key_, batch_.size());
+    if (added) {
+      batch_.push_back(AggregatedSample{sample_, 0});
+      hashes_.push_back(std::hash<std::string>()(key_));
+      batch_bytes_ += 2 * key_.size() + 128;
+    }
+    batch_[it->second].count += count;
   }
+
+  // Hands the batch to the sink, marking the samples seen in earlier batches.
+  void flush() {
+    if (batch_.empty()) return;
+    first_.assign(batch_.size(), false);
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      first_[i] = seen_.insert(hashes_[i]);
+      if (first_[i]) ++result_.unique_samples;
+    }
+    sink_(batch_, first_);
+    batch_.clear();
+    hashes_.clear();
+    index_.clear();
+    batch_bytes_ = 0;
+  }
+
+  // 64-bit hashes of the samples handed over, in an open-addressing table.
+  class HashSet {
+   public:
+    bool insert(uint64_t h) {
+      if (h == 0) h = 1;
+      if ((size_ + 1) * 2 > slots_.size()) grow();
+      size_t i = h & (slots_.size() - 1);
+      while (slots_[i] != 0) {
+        if (slots_[i] == h) return false;
+        i = (i + 1) & (slots_.size() - 1);
+      }
+      slots_[i] = h;
+      ++size_;
+      return true;
+    }
+
+   private:
+    void grow() {
+      std::vector<uint64_t> old(std::max<size_t>(1024, slots_.size() * 2), 0);
+      old.swap(slots_);
+      size_ = 0;
+      for (uint64_t h : old)
+        if (h != 0) insert(h);
+    }
+    std::vector<uint64_t> slots_;
+    size_t size_ = 0;
+  };
 
   const ProfiledBinary& binary_;
   const ScriptOptions& options_;
   const LineSink& warn_;
   const LineSink& out_;
+  const BatchSink& sink_;
+  const std::function<void(uint64_t)>& consumed_;
+  std::vector<AggregatedSample> batch_;
+  std::vector<uint64_t> hashes_;
+  std::vector<bool> first_;
+  uint64_t batch_bytes_ = 0;
+  HashSet seen_;
   uint64_t base_;
   bool loaded_by_mmap_ = false;
   bool missing_mmap_warned_ = false;
@@ -558,9 +618,10 @@ Expected<ScriptKind> detect_script_kind(std::string_view text) {
 
 Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
                                         const ScriptOptions& options, const LineSink& warn,
-                                        const LineSink& out) {
+                                        const LineSink& out, const BatchSink& sink,
+                                        const std::function<void(uint64_t)>& consumed) {
   PROFKIT_TRY_ASSIGN(ScriptKind kind, detect_script_kind(text));
-  Reader reader(binary, options, warn, out);
+  Reader reader(binary, options, warn, out, sink, consumed);
   return reader.run(text, kind);
 }
 

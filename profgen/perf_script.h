@@ -46,15 +46,24 @@ struct ScriptOptions {
   std::optional<int64_t> pid;        // --pid: only this process's mmap events place the binary
   bool ignore_stack_samples = false; // hybrid samples are read as LBR-only ones
   bool show_mmap_events = false;     // print each parsed mmap event to `out`
+  uint64_t batch_bytes = uint64_t{48} << 20;  // about how much a batch of samples may hold
 };
 
 struct ParsedScript {
   ScriptKind kind = ScriptKind::lbr_only;
-  std::vector<AggregatedSample> samples;  // in order of first appearance
-  uint64_t total_samples = 0;             // samples read (before aggregation)
+  uint64_t total_samples = 0;   // samples read (before aggregation)
+  uint64_t unique_samples = 0;  // distinct samples
   uint64_t leaf_external_frames = 0;
   std::vector<uint64_t> invalid_return_addresses;  // distinct, truncated stacks
 };
+
+// Receives the samples in batches: identical samples aggregated within a batch (in order of
+// first appearance), `first[i]` false when samples[i] was in an earlier batch already (its
+// statistics are counted; its counts still are to be added). Batches keep memory bounded on
+// scripts of any size; everything made from them is a sum over samples, so the batching
+// does not change results.
+using BatchSink = std::function<void(const std::vector<AggregatedSample>& samples,
+                                     const std::vector<bool>& first)>;
 
 using LineSink = std::function<void(std::string_view)>;
 
@@ -63,12 +72,15 @@ using LineSink = std::function<void(std::string_view)>;
 // input!" when it has neither.
 Expected<ScriptKind> detect_script_kind(std::string_view text);
 
-// Reads a whole script. `warn` gets llvm-profgen's warnings (mmap lines it cannot parse,
-// invalid branch records, the missing-mmap notice), `out` the --show-mmap-events lines.
-// Addresses are translated with the load address the script's mmap events give `binary`.
+// Reads a whole script, handing its samples to `sink`. `warn` gets llvm-profgen's warnings
+// (mmap lines it cannot parse, invalid branch records, the missing-mmap notice), `out` the
+// --show-mmap-events lines. Addresses are translated with the load address the script's
+// mmap events give `binary`. `consumed(n)`: the first n bytes of `text` are no longer
+// needed (a caller may drop them from memory).
 Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
                                         const ScriptOptions& options, const LineSink& warn,
-                                        const LineSink& out);
+                                        const LineSink& out, const BatchSink& sink,
+                                        const std::function<void(uint64_t)>& consumed = {});
 
 // `P%(n/N) message` as llvm-profgen prints its summary warnings; nothing when n or N is 0.
 void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message);

@@ -293,22 +293,9 @@ class PreInliner {
              const PreInlinerOptions& options)
       : trie_(trie), binary_(binary), cold_(cold), ten_percent_(ten_percent), options_(options) {}
 
-  void compute_sizes(const std::vector<CsCounter>& counters,
+  void compute_sizes(const std::set<uint32_t>& profiled,
                      const std::function<void(std::string_view)>& warn) {
     if (!options_.use_context_cost) return;
-    // The functions with samples: a range start, a branch end or a context address in them.
-    std::set<uint32_t> profiled;
-    auto note = [&](uint64_t a) {
-      if (const FuncRange* r = binary_.find_func_range(a)) profiled.insert(r->function);
-    };
-    for (const auto& c : counters) {
-      for (uint64_t a : c.addresses) note(a);
-      for (const auto& [range, n] : c.counter.ranges) note(range.first);
-      for (const auto& [branch, n] : c.counter.branches) {
-        note(branch.first);
-        note(branch.second);
-      }
-    }
     const bool probes = binary_.uses_probes();
     std::vector<Frame> frames;
     for (uint32_t f : profiled) {
@@ -322,11 +309,11 @@ class PreInliner {
           warn(buf);
         }
         if (first >= end) continue;
-        const std::vector<InlineFrame>* previous = nullptr;
+        std::vector<InlineFrame> stack, previous;
         SizeNode* node = nullptr;
         for (; i < binary_.instruction_count() && binary_.instruction_address(i) < end; ++i) {
-          const auto& stack = binary_.inline_stack(binary_.instruction_address(i));
-          if (previous != nullptr && same_stack(*previous, stack)) {  // the same context
+          binary_.inline_stack_uncached(binary_.instruction_address(i), stack);
+          if (node != nullptr && same_stack(previous, stack)) {  // the same context
             node->size = *node->size + binary_.instruction_size(i);
             continue;
           }
@@ -337,7 +324,7 @@ class PreInliner {
             frames.push_back(Frame{FunctionId(fr.function), loc});
           }
           node = sizes_.add(frames, binary_.instruction_size(i));
-          previous = &stack;
+          previous.swap(stack);
         }
       }
       if (probes) mark_probe_contexts(binary_.functions()[f].name);
@@ -568,11 +555,11 @@ class PreInliner {
 
 }  // namespace
 
-void preinline(Trie& trie, ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+void preinline(Trie& trie, ProfiledBinary& binary, const std::set<uint32_t>& profiled,
                uint64_t cold, uint64_t ten_percent, const PreInlinerOptions& options,
                const std::function<void(std::string_view)>& warn) {
   PreInliner p(trie, binary, cold, ten_percent, options);
-  p.compute_sizes(counters, warn);
+  p.compute_sizes(profiled, warn);
   p.run();
 }
 

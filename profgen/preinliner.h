@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "format/sampleprof/profile.h"
@@ -37,8 +38,9 @@ struct PreInlinerOptions {
 
 // Runs the pre-inliner on `trie`. `cold` is the cold count threshold, `ten_percent` the
 // minimum count at the 10% cutoff of the (context-less) summary. The machine-code size of
-// each inline context comes from `binary`, over the functions `counters` touch.
-void preinline(Trie& trie, ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+// each inline context comes from `binary`, over the `profiled` functions (indices into
+// binary.functions(): those with samples).
+void preinline(Trie& trie, ProfiledBinary& binary, const std::set<uint32_t>& profiled,
                uint64_t cold, uint64_t ten_percent, const PreInlinerOptions& options,
                const std::function<void(std::string_view)>& warn);
 

@@ -18,7 +18,7 @@ namespace {
 Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOptions& options,
                             const ProfiledBinary& binary, const LineSink& warn);
 
-Expected<std::string> generate_cs(ProfiledBinary& binary, const std::vector<CsCounter>& counters,
+Expected<std::string> generate_cs(ProfiledBinary& binary, std::vector<CsCounter>&& counters,
                                   const ProfgenOptions& options, const LineSink& warn,
                                   const LineSink& out) {
   CsOptions cs = options.cs;
@@ -28,7 +28,7 @@ Expected<std::string> generate_cs(ProfiledBinary& binary, const std::vector<CsCo
   // without it.
   if (cs.preinliner && !options.merge_cold_context_given) cs.merge_cold_context = false;
   sampleprof::Profile profile =
-      generate_context_sensitive(binary, counters, cs, options.post, warn);
+      generate_context_sensitive(binary, std::move(counters), cs, options.post, warn);
   post_process_cs(profile, cs, options.post, warn, out);
   return write(profile, options, binary, warn);
 }
@@ -116,7 +116,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
         counters.push_back(std::move(cs));
       }
       *failing_input = options.binary;
-      return generate_cs(*binary, counters, options, warn, out);
+      return generate_cs(*binary, std::move(counters), options, warn, out);
     }
     for (auto& c : raw.counters) {
       for (const auto& [k, v] : c.counter.ranges) counter.ranges[k] += v;
@@ -133,7 +133,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
                                                         options.pid));
       text = converted;
     } else {
-      PROFKIT_TRY_ASSIGN(file, MappedFile::open(options.perfscript, MappedFile::Access::whole));
+      PROFKIT_TRY_ASSIGN(file, MappedFile::open(options.perfscript, MappedFile::Access::some));
       const Bytes bytes = file->bytes();
       text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
@@ -141,17 +141,39 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
     so.pid = options.pid;
     so.ignore_stack_samples = options.ignore_stack_samples;
     so.show_mmap_events = options.show_mmap_events;
-    PROFKIT_TRY_ASSIGN(ParsedScript script, read_perf_script(text, *binary, so, warn, out));
+    PROFKIT_TRY_ASSIGN(const ScriptKind kind, detect_script_kind(text));
+    const bool context_sensitive = kind == ScriptKind::hybrid && !options.ignore_stack_samples;
+    RangeChecks checks;
+    SampleCounter lbr_counts;
+    UnwindStats stats;
+    std::optional<ContextUnwinder> unwinder;
+    std::optional<IpEstimator> ip;
+    if (context_sensitive) unwinder.emplace(*binary, options.cs.context, stats);
+    if (kind == ScriptKind::ip_only) ip.emplace(*binary);
+    const BatchSink sink = [&](const std::vector<AggregatedSample>& samples,
+                               const std::vector<bool>& first) {
+      if (ip) {
+        ip->add(samples);
+        return;
+      }
+      checks.add(samples);
+      if (unwinder) unwinder->add(samples, first);
+      else add_lbr_samples(samples, *binary, lbr_counts);
+    };
+    // Pages of the script already read leave memory: a script may be larger than it.
+    const std::function<void(uint64_t)> consumed = [&](uint64_t n) {
+      if (file) file->drop_pages(0, n);
+    };
+    PROFKIT_TRY_ASSIGN(ParsedScript script,
+                       read_perf_script(text, *binary, so, warn, out, sink, consumed));
     warn_summary(warn, script.leaf_external_frames, script.total_samples,
                  "of samples have leaf external frame in call stack.");
-    warn_summary(warn, script.invalid_return_addresses.size(), script.samples.size(),
+    warn_summary(warn, script.invalid_return_addresses.size(), script.unique_samples,
                  "of truncated stack samples due to invalid return address, likely caused by "
                  "frame pointer omission.");
-    if (script.kind == ScriptKind::hybrid && !options.ignore_stack_samples) {
-      warn_invalid_ranges(script, *binary, warn);
-      UnwindStats stats;
-      std::vector<CsCounter> counters =
-          unwind_samples(script, *binary, options.cs.context, stats);
+    if (context_sensitive) {
+      checks.warn(*binary, warn);
+      std::vector<CsCounter> counters = unwinder->take();
       warn_unwind(stats, counters.size(), warn);
       if (options.skip_symbolization) {
         std::vector<ContextCounter> out_counters;
@@ -160,16 +182,16 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
         return write_unsymbolized(out_counters, true, *binary, base);
       }
       *failing_input = options.binary;
-      return generate_cs(*binary, counters, options, warn, out);
+      return generate_cs(*binary, std::move(counters), options, warn, out);
     }
     if (script.kind == ScriptKind::ip_only) {
       warn("no branch stacks in " + input +
            ": estimating block and call counts from the sampled addresses and call stacks "
            "(see docs/profgen.md)");
-      counter = estimate_from_ip_samples(script, *binary);
+      counter = ip->finish();
     } else {
-      warn_invalid_ranges(script, *binary, warn);
-      counter = count_lbr_samples(script, *binary);
+      checks.warn(*binary, warn);
+      counter = std::move(lbr_counts);
     }
     if (options.skip_symbolization) {
       std::vector<ContextCounter> counters;

@@ -41,10 +41,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const LineSink quiet = [](std::string_view) {};
   ScriptOptions options;
   options.ignore_stack_samples = size > 0 && (data[0] & 1);
-  auto script = read_perf_script(text, binary(), options, quiet, quiet);
+  ContextCounter c{"", {}};
+  RangeChecks checks;
+  auto script = read_perf_script(
+      text, binary(), options, quiet, quiet,
+      [&](const std::vector<AggregatedSample>& samples, const std::vector<bool>&) {
+        checks.add(samples);
+        add_lbr_samples(samples, binary(), c.counter);
+      });
   if (script) {
-    warn_invalid_ranges(*script, binary(), quiet);
-    ContextCounter c{"", count_lbr_samples(*script, binary())};
+    checks.warn(binary(), quiet);
     const std::string raw = write_unsymbolized({c}, false, binary(), OffsetBase::preferred_base);
     auto back = read_unsymbolized(raw, binary(), OffsetBase::preferred_base);
     if (!back) abort();

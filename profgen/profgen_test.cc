@@ -34,17 +34,27 @@ const char kMmap[] =
     "PERF_RECORD_MMAP2 4242/4242: [0x555555555000(0x1000) @ 0x1000 08:01 393 0]: r-xp "
     "/somewhere/prog\n";
 
-struct Run {
+struct ScriptRun {
   Expected<ParsedScript> script;
   std::vector<std::string> warnings;
+  std::vector<AggregatedSample> samples;  // all batches
 };
 
-Run read(const ProfiledBinary& b, const std::string& text, ScriptOptions options = {}) {
-  std::vector<std::string> warnings;
-  auto script = read_perf_script(
-      text, b, options, [&](std::string_view w) { warnings.emplace_back(w); },
-      [](std::string_view) {});
-  return Run{std::move(script), std::move(warnings)};
+ScriptRun read(const ProfiledBinary& b, const std::string& text, ScriptOptions options = {}) {
+  ScriptRun run{Unexpected{Error{}}, {}, {}};
+  run.script = read_perf_script(
+      text, b, options, [&](std::string_view w) { run.warnings.emplace_back(w); },
+      [](std::string_view) {},
+      [&](const std::vector<AggregatedSample>& samples, const std::vector<bool>&) {
+        run.samples.insert(run.samples.end(), samples.begin(), samples.end());
+      });
+  return run;
+}
+
+SampleCounter count(const ScriptRun& run, const ProfiledBinary& b) {
+  SampleCounter c;
+  add_lbr_samples(run.samples, b, c);
+  return c;
 }
 
 TEST(PerfScript, LbrOnlyEntriesAreTranslatedByTheMmapEventAndAggregated) {
@@ -55,9 +65,9 @@ TEST(PerfScript, LbrOnlyEntriesAreTranslatedByTheMmapEventAndAggregated) {
   auto run = read(*b, std::string(kMmap) + line + "3\n" + line);
   ASSERT_TRUE(run.script) << run.script.error().message;
   EXPECT_EQ(run.script->kind, ScriptKind::lbr_only);
-  ASSERT_EQ(run.script->samples.size(), 1u);
-  EXPECT_EQ(run.script->samples[0].count, 4u);  // 1 + a repeat count of 3
-  const auto& lbr = run.script->samples[0].sample.lbr;
+  ASSERT_EQ(run.samples.size(), 1u);
+  EXPECT_EQ(run.samples[0].count, 4u);  // 1 + a repeat count of 3
+  const auto& lbr = run.samples[0].sample.lbr;
   ASSERT_EQ(lbr.size(), 3u);
   EXPECT_EQ(lbr[0].source, 0x1030u);
   EXPECT_EQ(lbr[0].target, 0x1000u);
@@ -89,8 +99,8 @@ TEST(PerfScript, ABadEntryDropsTheRestOfItsLineWithAWarning) {
   auto run = read(*b, "     101c 0x1030/0x1000/P/-/-/0  0x1010/0x1040/P/-/-/0\n"
                       "     101c 0x1030/0x1000/P  0x10zz/0x1040/P  0x1010/0x1040/P\n");
   ASSERT_TRUE(run.script);
-  ASSERT_EQ(run.script->samples.size(), 2u);
-  EXPECT_EQ(run.script->samples[1].sample.lbr.size(), 1u);
+  ASSERT_EQ(run.samples.size(), 2u);
+  EXPECT_EQ(run.samples[1].sample.lbr.size(), 1u);
   ASSERT_EQ(run.warnings.size(), 2u);  // the missing mmap, then the bad record
   EXPECT_EQ(run.warnings[1].rfind("Invalid address in LBR record at line 2: ", 0), 0u);
 }
@@ -110,10 +120,10 @@ TEST(PerfScript, HybridStacksMapReturnAddressesToCallsAndTakeTheNewestTargetAsLe
                       " 0x1010/0x1040/P/-/-/0  0x1030/0x1000/P/-/-/0 \n");
   ASSERT_TRUE(run.script) << run.script.error().message;
   EXPECT_EQ(run.script->kind, ScriptKind::hybrid);
-  ASSERT_EQ(run.script->samples.size(), 1u);
+  ASSERT_EQ(run.samples.size(), 1u);
   // The external bottom frame is dropped; 0x1014 returns to the call at 0x1010; the leaf
   // 0x1048 becomes the newest branch target 0x1040.
-  EXPECT_EQ(run.script->samples[0].sample.stack, (std::vector<uint64_t>{0x1040, 0x1010}));
+  EXPECT_EQ(run.samples[0].sample.stack, (std::vector<uint64_t>{0x1040, 0x1010}));
 }
 
 TEST(PerfScript, HybridSampleWithoutItsBranchLineAtTheEndIsFatal) {
@@ -137,10 +147,31 @@ TEST(PerfScript, CallStacksWithoutBranchStacksAreIpSamplesInFileOffsetsOrAbsolut
                           "\t    555555555014 main+0x14 (/somewhere/prog)\n\n");
   ASSERT_TRUE(run.script) << run.script.error().message;
   EXPECT_EQ(run.script->kind, ScriptKind::ip_only);
-  ASSERT_EQ(run.script->samples.size(), 1u);
-  EXPECT_EQ(run.script->samples[0].count, 2u);
-  EXPECT_EQ(run.script->samples[0].sample.stack,
+  ASSERT_EQ(run.samples.size(), 1u);
+  EXPECT_EQ(run.samples[0].count, 2u);
+  EXPECT_EQ(run.samples[0].sample.stack,
             (std::vector<uint64_t>{0x1048, 0x1010}));
+}
+
+TEST(PerfScript, BatchesOfAnySizeGiveTheSameCountsAndStatistics) {
+  auto b = make_binary();
+  std::string text;
+  for (int i = 0; i < 50; ++i) {
+    text += "     1004 0x1030/0x1000/P/-/-/0  0x105c/0x1014/P/-/-/0  0x1010/0x1040/P/-/-/0\n";
+    if (i % 3 == 0) text += "     1004 0x1030/0x1000/P/-/-/0  0x1010/0x1040/P/-/-/0\n";
+  }
+  ScriptOptions one, tiny;
+  tiny.batch_bytes = 1;  // a batch per sample
+  const ScriptRun a = read(*b, text, one);
+  const ScriptRun c = read(*b, text, tiny);
+  ASSERT_TRUE(a.script);
+  ASSERT_TRUE(c.script);
+  EXPECT_EQ(a.samples.size(), 2u);
+  EXPECT_EQ(c.samples.size(), 67u);  // every sample handed over on its own
+  EXPECT_EQ(a.script->unique_samples, 2u);
+  EXPECT_EQ(c.script->unique_samples, 2u);
+  EXPECT_EQ(count(a, *b).ranges, count(c, *b).ranges);
+  EXPECT_EQ(count(a, *b).branches, count(c, *b).branches);
 }
 
 TEST(Counting, RangesLieBetweenConsecutiveBranchesAndTheNewestIsLeftOut) {
@@ -149,7 +180,7 @@ TEST(Counting, RangesLieBetweenConsecutiveBranchesAndTheNewestIsLeftOut) {
   auto run = read(*b, "     1004 0x1030/0x1000/P/-/-/0  0x105c/0x1014/P/-/-/0  "
                       "0x1010/0x1040/P/-/-/0\n");
   ASSERT_TRUE(run.script);
-  const SampleCounter c = count_lbr_samples(*run.script, *b);
+  const SampleCounter c = count(run, *b);
   // [0x1014, 0x1030] (after the return up to the jmp) and [0x1040, 0x105c] (leaf's body);
   // [0x1000, IP] is incomplete.
   EXPECT_EQ(c.ranges, (RangeCounts{{{0x1014, 0x1030}, 1}, {{0x1040, 0x105c}, 1}}));
@@ -163,7 +194,7 @@ TEST(Counting, ARangeAcrossACallIsNotStraightLineCode) {
   // Two branches whose range [0x1000, 0x1020] would cross the call at 0x1010.
   auto run = read(*b, "     1004 0x1020/0x1024/P/-/-/0  0x1030/0x1000/P/-/-/0\n");
   ASSERT_TRUE(run.script);
-  EXPECT_TRUE(count_lbr_samples(*run.script, *b).ranges.empty());
+  EXPECT_TRUE(count(run, *b).ranges.empty());
 }
 
 TEST(Unsymbolized, RoundTripsAndNamesTheBadLine) {

@@ -75,17 +75,19 @@ bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
 class Unwinder {
  public:
   Unwinder(ProfiledBinary& binary, const ContextOptions& options, UnwindStats& stats)
-      : binary_(binary), options_(options), stats_(stats) {}
+      : binary_(binary), options_(options), stats_total_(stats), stats_(&stats) {}
 
-  void unwind(const PerfSample& sample, uint64_t repeat) {
+  // `count_stats`: false for a sample unwound before (its statistics are counted).
+  void unwind(const PerfSample& sample, uint64_t repeat, bool count_stats) {
     nodes_.clear();
     root_ = FrameNode{};
     cur_ = &root_;
     for (size_t i = sample.stack.size(); i-- > 0;) cur_ = child(cur_, sample.stack[i]);
     set_ip(sample.stack.front());
     invalid_ = false;
+    stats_ = count_stats ? &stats_total_ : &stats_discarded_;
     const auto& lbr = sample.lbr;
-    stats_.total_branches += lbr.size();
+    stats_->total_branches += lbr.size();
     for (size_t i = 0; i < lbr.size(); ++i) {
       const LbrEntry& e = lbr[i];
       if (i > 0) unwind_linear(e.target, repeat);
@@ -94,8 +96,8 @@ class Unwinder {
         if (parent == &root_ || parent->address != e.source) {
           switch_to(e.source);
           if (parent != &root_) {
-            if (e.source == kExternalAddress) ++stats_.mismatched_external_call;
-            else ++stats_.mismatched_prolog_epilog;
+            if (e.source == kExternalAddress) ++stats_->mismatched_external_call;
+            else ++stats_->mismatched_prolog_epilog;
           }
         } else {
           cur_ = parent;
@@ -156,11 +158,11 @@ class Unwinder {
   void unwind_linear(uint64_t target, uint64_t repeat) {
     uint64_t end = ip_;
     if (end == kExternalAddress && target == kExternalAddress) {
-      ++stats_.paired_external;
+      ++stats_->paired_external;
       return;
     }
     if (end == kExternalAddress || target == kExternalAddress) {
-      ++stats_.unpaired_external;
+      ++stats_->unpaired_external;
       invalid_ = true;
       return;
     }
@@ -208,7 +210,7 @@ class Unwinder {
       std::vector<uint64_t> empty;
       collect_frame(node, empty);
       for (auto& [address, c] : node->children) collect(c, empty);
-      if (!node->children.empty()) stats_.untracked_call_sites.insert(node->address);
+      if (!node->children.empty()) stats_->untracked_call_sites.insert(node->address);
       return;
     }
     if (node != &root_) stack.push_back(node->address);
@@ -274,7 +276,9 @@ class Unwinder {
 
   ProfiledBinary& binary_;
   const ContextOptions& options_;
-  UnwindStats& stats_;
+  UnwindStats& stats_total_;
+  UnwindStats stats_discarded_;
+  UnwindStats* stats_;
   std::deque<FrameNode> nodes_;
   FrameNode root_;
   FrameNode* cur_ = nullptr;
@@ -287,13 +291,27 @@ class Unwinder {
 
 }  // namespace
 
-std::vector<CsCounter> unwind_samples(const ParsedScript& script, ProfiledBinary& binary,
-                                      const ContextOptions& options, UnwindStats& stats) {
-  Unwinder u(binary, options, stats);
-  for (const auto& [sample, count] : script.samples)
-    if (!sample.stack.empty() && !sample.lbr.empty()) u.unwind(sample, count);
-  return u.take();
+struct ContextUnwinder::Impl {
+  Impl(ProfiledBinary& binary, const ContextOptions& options, UnwindStats& stats)
+      : unwinder(binary, options, stats) {}
+  Unwinder unwinder;
+};
+
+ContextUnwinder::ContextUnwinder(ProfiledBinary& binary, const ContextOptions& options,
+                                 UnwindStats& stats)
+    : impl_(std::make_unique<Impl>(binary, options, stats)) {}
+ContextUnwinder::~ContextUnwinder() = default;
+
+void ContextUnwinder::add(const std::vector<AggregatedSample>& samples,
+                          const std::vector<bool>& first) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const auto& [sample, count] = samples[i];
+    if (!sample.stack.empty() && !sample.lbr.empty())
+      impl_->unwinder.unwind(sample, count, first[i]);
+  }
 }
+
+std::vector<CsCounter> ContextUnwinder::take() { return impl_->unwinder.take(); }
 
 void warn_unwind(const UnwindStats& s, size_t contexts, const LineSink& warn) {
   warn_summary(warn, s.untracked_call_sites.size(), contexts,

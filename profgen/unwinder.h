@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,9 +42,19 @@ struct UnwindStats {
   std::set<uint64_t> untracked_call_sites;
 };
 
-// Unwinds every aggregated sample; the counters of equal contexts are merged.
-std::vector<CsCounter> unwind_samples(const ParsedScript& script, ProfiledBinary& binary,
-                                      const ContextOptions& options, UnwindStats& stats);
+// Unwinds batches of samples (statistics counted for each distinct sample once); the
+// counters of equal contexts are merged.
+class ContextUnwinder {
+ public:
+  ContextUnwinder(ProfiledBinary& binary, const ContextOptions& options, UnwindStats& stats);
+  ~ContextUnwinder();
+  void add(const std::vector<AggregatedSample>& samples, const std::vector<bool>& first);
+  std::vector<CsCounter> take();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // llvm-profgen's unwinder warnings (after the range warnings).
 void warn_unwind(const UnwindStats& stats, size_t contexts, const LineSink& warn);
