@@ -395,12 +395,26 @@ int ProfiledBinary::class_search(uint64_t address) const {
 
 bool ProfiledBinary::range_crosses_uncond(uint64_t start, uint64_t end) const {
   if (start >= end) return false;
+  // Short ranges (most of them): look at the byte map.
+  if (dense_ && end - start <= 256 && start >= code_base_ && end - code_base_ <= starts_.size()) {
+    for (uint64_t a = start - code_base_, e = end - code_base_; a < e; ++a)
+      if ((starts_[a] & (kStart | kInsnUncond)) == (kStart | kInsnUncond)) return true;
+    return false;
+  }
   auto it = std::lower_bound(uncond_.begin(), uncond_.end(), start);
   return it != uncond_.end() && *it < end;
 }
 
 uint64_t ProfiledBinary::call_from_return_address(uint64_t r) const {
   if (r == kExternalAddress) return kExternalAddress;
+  // The last instruction starting before r: a few bytes back in the byte map.
+  if (dense_ && r > code_base_ && r - code_base_ <= starts_.size()) {
+    const uint64_t off = r - code_base_;
+    for (uint64_t back = 1; back <= 32 && back <= off; ++back) {
+      const uint8_t b = starts_[off - back];
+      if (b & kStart) return (b & kInsnCall) ? r - back : 0;
+    }
+  }
   const size_t i = lower_bound(r);
   if (i == 0) return 0;
   return (classes_[i - 1] & kInsnCall) ? code_[i - 1] : 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,7 +47,12 @@ class RangeChecks {
   void warn(const ProfiledBinary& binary, const LineSink& warn) const;
 
  private:
-  std::map<std::pair<uint64_t, uint64_t>, uint64_t> ranges_;
+  struct PairHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+      return static_cast<size_t>(p.first * 0x9e3779b97f4a7c15ull ^ (p.second + (p.first >> 29)));
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges_;
 };
 
 // Where unsymbolized addresses are counted from.

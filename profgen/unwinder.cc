@@ -140,10 +140,7 @@ class Unwinder {
     if (cur_->address == address) return;
     cur_ = child(cur_->parent, address);
   }
-  void set_ip(uint64_t address) {
-    ip_ = address;
-    ip_index_ = binary_.lower_bound(address);
-  }
+  void set_ip(uint64_t address) { ip_ = address; }
   bool is_call(const LbrEntry& e) const {
     if (invalid_) return false;
     if (binary_.is_call(e.source)) return true;
@@ -176,14 +173,15 @@ class Unwinder {
     }
     // Split the range where the inline context changes: each piece belongs to the frame of
     // its own addresses.
+    size_t index = binary_.lower_bound(ip_);
     while (ip_ > target) {
       const uint64_t prev = ip_;
-      if (ip_index_ == 0) {
+      if (index == 0) {
         ip_ = 0;
         break;
       }
-      --ip_index_;
-      ip_ = binary_.instruction_address(ip_index_);
+      --index;
+      ip_ = binary_.instruction_address(index);
       if (!same_inline_context(binary_, prev, ip_)) {
         switch_to(prev);
         cur_->record_range(prev, end, repeat);
@@ -221,7 +219,10 @@ class Unwinder {
 
   void collect_frame(FrameNode* node, const std::vector<uint64_t>& stack) {
     if (node->ranges.empty() && node->branches.empty()) return;
-    CsCounter key;
+    CsCounter& key = key_;
+    key.addresses.clear();
+    key.frames.clear();
+    key.leaf_was_inlined = false;
     if (binary_.uses_probes()) {
       key.addresses = stack;
       compress_recursion(key.addresses, options_.compress_recursion);
@@ -229,7 +230,8 @@ class Unwinder {
     } else {
       expand(stack, key);
     }
-    std::string id;
+    std::string& id = id_;
+    id.clear();
     auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
     for (uint64_t a : key.addresses) put(a);
     for (const auto& f : key.frames) {
@@ -240,7 +242,7 @@ class Unwinder {
     }
     put(key.leaf_was_inlined);
     auto [it, added] = index_.try_emplace(id, counters_.size());
-    if (added) counters_.push_back(std::move(key));
+    if (added) counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
     SampleCounter& c = counters_[it->second].counter;
     for (const auto& [start, end, n] : node->ranges)
       if (start <= end) c.ranges[{start, end}] += n;
@@ -283,10 +285,11 @@ class Unwinder {
   FrameNode root_;
   FrameNode* cur_ = nullptr;
   uint64_t ip_ = 0;
-  size_t ip_index_ = 0;
   bool invalid_ = false;
   std::vector<CsCounter> counters_;
   std::unordered_map<std::string, size_t> index_;
+  CsCounter key_;   // scratch: the context being collected
+  std::string id_;  // scratch: its bytes
 };
 
 }  // namespace
