@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "format/bytes/number_text.h"
+#include "profgen/parse.h"
 
 namespace profkit::profgen {
 
@@ -23,22 +24,6 @@ bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
-bool parse_number(std::string_view s, int radix, uint64_t& out) {
-  if (s.empty()) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'z') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'Z') d = c - 'A' + 10;
-    else return false;
-    if (d >= radix) return false;
-    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix)) return false;
-    v = v * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
-  }
-  out = v;
-  return true;
-}
 
 }  // namespace
 
@@ -180,7 +165,7 @@ Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
   auto read_counts = [&](RangeCounts& counts, std::string_view separator) -> Expected<void> {
     if (eof) return invalid();
     uint64_t n = 0;
-    if (!parse_number(ltrim(line), 10, n)) return invalid();
+    if (!parse_unsigned(ltrim(line), 10, n)) return invalid();
     advance();
     while (n-- > 0) {
       if (eof) return invalid();
@@ -188,14 +173,14 @@ Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
       const size_t colon = l.find(':');
       uint64_t count = 0;
       if (colon == std::string_view::npos || colon + 1 == l.size() ||
-          !parse_number(l.substr(colon + 1), 10, count))
+          !parse_unsigned(l.substr(colon + 1), 10, count))
         return invalid();
       const std::string_view range = l.substr(0, colon);
       const size_t sep = range.find(separator);
       uint64_t from = 0, to = 0;
       if (sep == std::string_view::npos || sep + separator.size() == range.size() ||
-          !parse_number(range.substr(0, sep), 16, from) ||
-          !parse_number(range.substr(sep + separator.size()), 16, to))
+          !parse_unsigned(range.substr(0, sep), 16, from) ||
+          !parse_unsigned(range.substr(sep + separator.size()), 16, to))
         return invalid();
       counts[{from + origin, to + origin}] += count;
       advance();

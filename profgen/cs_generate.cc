@@ -20,13 +20,8 @@ using sampleprof::Frame;
 using sampleprof::FunctionId;
 using sampleprof::FunctionSamples;
 using sampleprof::LineLocation;
-using sampleprof::MergeResult;
 using sampleprof::Profile;
 
-void add_saturating(uint64_t& into, uint64_t n) {
-  MergeResult ignored = MergeResult::ok;
-  into = sampleprof::saturating_add_mul(into, n, 1, ignored);
-}
 
 // Tail-call frames a frame-pointer stack cannot show (a jmp leaves no frame): between a
 // call site and the next frame, the unique chain of sampled tail calls that leads there.
@@ -243,8 +238,8 @@ class Generator {
       infer_callee_samples(trie_.root());
       Trie::for_each(trie_.root(), [&](TrieNode* n) {
         if (!n->samples) return;
-        if (options_.update_total_samples) update_total(*n->samples);
-        update_callsites(*n->samples);
+        if (options_.update_total_samples) update_total_samples(*n->samples);
+        update_callsite_samples(*n->samples);
       });
     }
     if (options_.preinliner) {
@@ -333,22 +328,6 @@ class Generator {
     add_saturating(f.total, calls);
   }
 
-  static void update_callsites(FunctionSamples& f) {
-    for (auto& [loc, rec] : f.body) {
-      uint64_t calls = 0;
-      for (const auto& [t, n] : rec.targets) calls += n;
-      if (calls > rec.samples) add_saturating(rec.samples, calls - rec.samples);
-    }
-  }
-
-  static uint64_t update_total(FunctionSamples& f) {
-    uint64_t total = 0;
-    for (const auto& [loc, rec] : f.body) add_saturating(total, rec.samples);
-    for (auto& [loc, callees] : f.callsites)
-      for (auto& [name, callee] : callees) add_saturating(total, update_total(callee));
-    f.total = total;
-    return total;
-  }
 
   // The trie node of a probe in an address context: the call sites' probes (innermost
   // outwards, stopping at the first call without a probe), their inline frames, then the

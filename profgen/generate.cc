@@ -18,10 +18,6 @@ using sampleprof::LineLocation;
 using sampleprof::MergeResult;
 using sampleprof::Profile;
 
-void add_saturating(uint64_t& into, uint64_t n) {
-  MergeResult ignored = MergeResult::ok;
-  into = sampleprof::saturating_add_mul(into, n, 1, ignored);
-}
 
 // Splits overlapping ranges at every boundary into disjoint pieces carrying the sum of the
 // counts covering them. Zero-count ranges keep the gaps they cover as zero pieces; gaps
@@ -266,15 +262,6 @@ void generate_probe_based(ProfiledBinary& binary, const SampleCounter& counter,
   }
 }
 
-// Total samples := body counts plus inlinee totals, recursively.
-uint64_t update_total(FunctionSamples& f) {
-  uint64_t total = 0;
-  for (const auto& [loc, rec] : f.body) add_saturating(total, rec.samples);
-  for (auto& [loc, callees] : f.callsites)
-    for (auto& [name, callee] : callees) add_saturating(total, update_total(callee));
-  f.total = total;
-  return total;
-}
 
 bool is_ambiguous(const FunctionSamples& f) {
   const std::string_view name = f.name.is_md5() ? std::string_view() : f.name.name;
@@ -332,6 +319,28 @@ uint64_t threshold_at(const sampleprof::Summary& summary, uint32_t cutoff) {
 
 RangeCounts make_disjoint(const RangeCounts& ranges) { return disjoint_ranges(ranges); }
 
+void add_saturating(uint64_t& into, uint64_t n) {
+  MergeResult ignored = MergeResult::ok;
+  into = sampleprof::saturating_add_mul(into, n, 1, ignored);
+}
+
+void update_callsite_samples(FunctionSamples& f) {
+  for (auto& [loc, rec] : f.body) {
+    uint64_t calls = 0;
+    for (const auto& [target, n] : rec.targets) calls += n;
+    if (calls > rec.samples) add_saturating(rec.samples, calls - rec.samples);
+  }
+}
+
+uint64_t update_total_samples(FunctionSamples& f) {
+  uint64_t total = 0;
+  for (const auto& [loc, rec] : f.body) add_saturating(total, rec.samples);
+  for (auto& [loc, callees] : f.callsites)
+    for (auto& [name, callee] : callees) add_saturating(total, update_total_samples(callee));
+  f.total = total;
+  return total;
+}
+
 void filter_ambiguous_profiles(Profile& profile) {
   for (auto it = profile.functions.begin(); it != profile.functions.end();)
     it = filter_ambiguous(it->second) ? profile.functions.erase(it) : std::next(it);
@@ -370,15 +379,9 @@ Profile generate_context_insensitive(ProfiledBinary& binary, const SampleCounter
   if (binary.uses_probes()) generate_probe_based(binary, counter, options, profile);
   else generate_line_based(binary, counter, options, profile);
   // A call's line counts at least its calls (top-level bodies only, as LLVM does it).
-  for (auto& [key, f] : profile.functions) {
-    for (auto& [loc, rec] : f.body) {
-      uint64_t calls = 0;
-      for (const auto& [target, n] : rec.targets) calls += n;
-      if (calls > rec.samples) add_saturating(rec.samples, calls - rec.samples);
-    }
-  }
+  for (auto& [key, f] : profile.functions) update_callsite_samples(f);
   if (options.update_total_samples)
-    for (auto& [key, f] : profile.functions) update_total(f);
+    for (auto& [key, f] : profile.functions) update_total_samples(f);
   return profile;
 }
 

@@ -43,6 +43,12 @@ void post_process(sampleprof::Profile& profile, const PostProcessOptions& option
                   const std::function<void(std::string_view)>& out);
 
 // Pieces the context-sensitive generator shares:
+// a saturating add (LLVM's counters stop at the largest value);
+void add_saturating(uint64_t& into, uint64_t n);
+// a call's line counts at least its call targets (body records only, not inlinees);
+void update_callsite_samples(sampleprof::FunctionSamples& f);
+// total samples := body counts plus inlinee totals, recursively (--update-total-samples);
+uint64_t update_total_samples(sampleprof::FunctionSamples& f);
 // overlapping ranges cut into disjoint pieces carrying the sums of the counts over them
 // (zero-count ranges keep the gaps they cover as zero pieces);
 RangeCounts make_disjoint(const RangeCounts& ranges);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "profgen/parse.h"
+
 namespace profkit::profgen {
 
 namespace {
@@ -55,24 +57,6 @@ std::string_view rtrim(std::string_view s) {
   return s;
 }
 
-// LLVM's StringRef::getAsInteger for unsigned values: the whole text, digits of `radix`
-// only (no sign, no prefix, no blanks), no overflow.
-bool parse_unsigned(std::string_view s, int radix, uint64_t& out) {
-  if (s.empty()) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'z') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'Z') d = c - 'A' + 10;
-    else return false;
-    if (d >= radix) return false;
-    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix)) return false;
-    v = v * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
-  }
-  out = v;
-  return true;
-}
 
 // Radix 0: "0x" means hex, a leading "0" octal, else decimal (LLVM's auto-sensed radix).
 bool parse_auto(std::string_view s, uint64_t& out) {

@@ -9,6 +9,7 @@
 #include "profgen/counter.h"
 #include "profgen/ip_samples.h"
 #include "profgen/perf_data.h"
+#include "profgen/parse.h"
 #include "profgen/perf_script.h"
 
 namespace profkit::profgen {
@@ -40,26 +41,13 @@ Expected<void> parse_context(std::string_view text, const ProfiledBinary& binary
   const uint64_t origin = base == OffsetBase::preferred_base   ? binary.preferred_base()
                           : base == OffsetBase::first_loadable ? binary.first_loadable_address()
                                                                : 0;
-  auto number = [](std::string_view s, int radix, uint64_t& v) {
-    if (s.empty()) return false;
-    uint64_t r = 0;
-    for (char ch : s) {
-      int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : 99;
-      if (d >= radix || r > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(radix))
-        return false;
-      r = r * static_cast<uint64_t>(radix) + static_cast<uint64_t>(d);
-    }
-    v = r;
-    return true;
-  };
   while (!text.empty()) {
     const size_t at = text.find(" @ ");
     const std::string_view frame = text.substr(0, at);
     text = at == std::string_view::npos ? std::string_view() : text.substr(at + 3);
     if (binary.uses_probes()) {
       uint64_t a = 0;
-      if (frame.substr(0, 2) != "0x" || !number(frame.substr(2), 16, a))
+      if (frame.substr(0, 2) != "0x" || !parse_unsigned(frame.substr(2), 16, a))
         return Unexpected{Error{ErrorCode::malformed, kNoOffset,
                                 "expected a context of call addresses (0xHEX @ 0xHEX), got \"" +
                                     std::string(frame) + "\""}};
@@ -74,8 +62,8 @@ Expected<void> parse_context(std::string_view text, const ProfiledBinary& binary
       const std::string_view loc = frame.substr(colon + 1);
       const size_t dot = loc.find('.');
       uint64_t line = 0, disc = 0;
-      if (number(loc.substr(0, dot), 10, line)) f.location.line = static_cast<uint32_t>(line);
-      if (dot != std::string_view::npos && number(loc.substr(dot + 1), 10, disc))
+      if (parse_unsigned(loc.substr(0, dot), 10, line)) f.location.line = static_cast<uint32_t>(line);
+      if (dot != std::string_view::npos && parse_unsigned(loc.substr(dot + 1), 10, disc))
         f.location.discriminator = static_cast<uint32_t>(disc);
     }
     out.frames.push_back(f);
