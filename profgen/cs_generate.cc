@@ -179,22 +179,6 @@ class MissingFrames {
   std::unordered_map<uint64_t, Memo> memo_;
 };
 
-// The inline context of a probe with the probe's own frame (its index) last; a frame at
-// an unknown call site (index 0) restarts the context below it.
-void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
-                         std::vector<Frame>& out) {
-  std::vector<Frame> frames;
-  for (const auto& c : map.inline_context(p)) {
-    if (c.site == 0) {
-      frames.clear();
-      continue;
-    }
-    frames.push_back(Frame{FunctionId(map.name(c.guid)), LineLocation{c.site, 0}});
-  }
-  frames.push_back(Frame{FunctionId(map.name(map.nodes()[p.node].guid)), LineLocation{p.index, 0}});
-  out.insert(out.end(), frames.begin(), frames.end());
-}
-
 class Generator {
  public:
   Generator(ProfiledBinary& binary, std::vector<CsCounter>& counters, const CsOptions& options,

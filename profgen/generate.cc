@@ -87,17 +87,13 @@ void for_each_instruction(const ProfiledBinary& binary, uint64_t start, uint64_t
     fn(i);
 }
 
-struct Frame {
-  std::string_view name;
-  LineLocation location;  // the call site in this frame, or the leaf's line
-};
+using sampleprof::Frame;  // the call site in each frame, or the leaf's line or probe
 
 class Builder {
  public:
   Builder(ProfiledBinary& binary, Profile& profile) : binary_(binary), profile_(profile) {}
 
-  FunctionSamples& top_level(std::string_view name) {
-    const FunctionId id(name);
+  FunctionSamples& top_level(FunctionId id) {
     auto [it, added] = profile_.functions.try_emplace(id.hash());
     if (added) it->second.name = id;
     return it->second;
@@ -118,7 +114,7 @@ class Builder {
                               base_discriminator(frames[i - 1].location.discriminator,
                                                  binary_.uses_fs_discriminators())};
       auto& callees = f->callsites[site];
-      const FunctionId id(frames[i].name);
+      const FunctionId id = frames[i].name;
       auto [it, added] = callees.try_emplace(id);
       if (added) it->second.name = id;
       f = &it->second;
@@ -136,20 +132,12 @@ class Builder {
 void line_frames(ProfiledBinary& binary, uint64_t address, std::vector<Frame>& out) {
   out.clear();
   for (const InlineFrame& f : binary.inline_stack(address))
-    out.push_back(Frame{f.function, LineLocation{f.line_offset, f.discriminator}});
+    out.push_back(Frame{FunctionId(f.function), LineLocation{f.line_offset, f.discriminator}});
 }
 
 void probe_frames(const ProfiledBinary& binary, const probe::Probe& p, std::vector<Frame>& out) {
   out.clear();
-  const probe::ProbeMap& map = binary.probes();
-  for (const auto& c : map.inline_context(p)) {
-    if (c.site == 0) {  // an unknown call site: the context restarts below it
-      out.clear();
-      continue;
-    }
-    out.push_back(Frame{map.name(c.guid), LineLocation{c.site, 0}});
-  }
-  out.push_back(Frame{map.name(map.nodes()[p.node].guid), LineLocation{p.index, 0}});
+  append_probe_frames(binary.probes(), p, out);
 }
 
 void generate_line_based(ProfiledBinary& binary, const SampleCounter& counter,
@@ -184,7 +172,7 @@ void generate_line_based(ProfiledBinary& binary, const SampleCounter& counter,
                              base_discriminator(frames.back().location.discriminator, fs)};
       f.add_target(loc, FunctionId(callee), count);
     }
-    add_saturating(builder.top_level(callee).head, count);
+    add_saturating(builder.top_level(FunctionId(callee)).head, count);
   }
 }
 
@@ -318,6 +306,20 @@ uint64_t threshold_at(const sampleprof::Summary& summary, uint32_t cutoff) {
 }  // namespace
 
 RangeCounts make_disjoint(const RangeCounts& ranges) { return disjoint_ranges(ranges); }
+
+void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
+                         std::vector<Frame>& out) {
+  std::vector<Frame> frames;
+  for (const auto& c : map.inline_context(p)) {
+    if (c.site == 0) {  // an unknown call site: the context restarts below it
+      frames.clear();
+      continue;
+    }
+    frames.push_back(Frame{FunctionId(map.name(c.guid)), LineLocation{c.site, 0}});
+  }
+  frames.push_back(Frame{FunctionId(map.name(map.nodes()[p.node].guid)), LineLocation{p.index, 0}});
+  out.insert(out.end(), frames.begin(), frames.end());
+}
 
 void add_saturating(uint64_t& into, uint64_t n) {
   MergeResult ignored = MergeResult::ok;

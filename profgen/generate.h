@@ -43,6 +43,10 @@ void post_process(sampleprof::Profile& profile, const PostProcessOptions& option
                   const std::function<void(std::string_view)>& out);
 
 // Pieces the context-sensitive generator shares:
+// the inline context of a probe, its own frame (function, probe index) last, appended to
+// `out`; a frame at an unknown call site (index 0) restarts the context below it;
+void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
+                         std::vector<sampleprof::Frame>& out);
 // a saturating add (LLVM's counters stop at the largest value);
 void add_saturating(uint64_t& into, uint64_t n);
 // a call's line counts at least its call targets (body records only, not inlinees);

@@ -102,20 +102,11 @@ Expected<std::string> perf_data_to_script(const std::string& perf_data,
     if (end == std::string::npos) end = events.size();
     const std::string_view line(events.data() + start, end - start);
     start = end + 1;
-    const size_t tag = line.find("PERF_RECORD_MMAP");
-    if (tag == std::string_view::npos) continue;
-    const size_t colon = line.rfind("]: ");
-    if (colon == std::string_view::npos) continue;
-    std::string_view rest = line.substr(colon + 3);
-    const size_t blank = rest.find(' ');
-    if (blank == std::string_view::npos) continue;
-    std::string_view path = rest.substr(blank + 1);
-    const size_t slash = path.rfind('/');
-    if ((slash == std::string_view::npos ? path : path.substr(slash + 1)) != binary_name)
+    MmapEvent e;
+    if (line.find("PERF_RECORD_MMAP") == std::string_view::npos || !parse_mmap_event(line, e) ||
+        file_name_of(e.path) != binary_name)
       continue;
-    std::string_view p = line.substr(tag);
-    p.remove_prefix(p.find(' ') + 1);
-    const int64_t id = std::strtoll(std::string(p.substr(0, p.find('/'))).c_str(), nullptr, 10);
+    const int64_t id = e.pid;
     if (pid && id != *pid) continue;
     if (seen.insert(id).second) pids += (pids.empty() ? "" : ",") + std::to_string(id);
   }

@@ -93,12 +93,6 @@ bool is_mmap_event(std::string_view line) {
   return line.find("PERF_RECORD_MMAP") != std::string_view::npos;
 }
 
-struct MmapEvent {
-  int64_t pid = 0;
-  uint64_t address = 0, size = 0, offset = 0;
-  std::string_view path;
-};
-
 // Matches `[-]DIGITS` at `s`; returns the length, 0 if none.
 size_t match_pid(std::string_view s) {
   size_t i = 0;
@@ -195,20 +189,6 @@ bool match_mmap_at(std::string_view s, bool mmap2, MmapEvent& e) {
   parse_auto(size, e.size);
   parse_auto(offset, e.offset);
   return true;
-}
-
-bool parse_mmap_event(std::string_view line, MmapEvent& e) {
-  const bool mmap2 = line.find("PERF_RECORD_MMAP2 ") != std::string_view::npos;
-  if (!mmap2 && line.find("PERF_RECORD_MMAP ") == std::string_view::npos) return false;
-  const std::string_view tag = mmap2 ? "PERF_RECORD_MMAP2 " : "PERF_RECORD_MMAP ";
-  for (size_t at = line.find(tag); at != std::string_view::npos; at = line.find(tag, at + 1))
-    if (match_mmap_at(line.substr(at + tag.size()), mmap2, e)) return true;
-  return false;
-}
-
-std::string_view file_name_of(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 std::string hex_address(uint64_t v) {
@@ -572,6 +552,20 @@ class Reader {
 };
 
 }  // namespace
+
+bool parse_mmap_event(std::string_view line, MmapEvent& e) {
+  const bool mmap2 = line.find("PERF_RECORD_MMAP2 ") != std::string_view::npos;
+  if (!mmap2 && line.find("PERF_RECORD_MMAP ") == std::string_view::npos) return false;
+  const std::string_view tag = mmap2 ? "PERF_RECORD_MMAP2 " : "PERF_RECORD_MMAP ";
+  for (size_t at = line.find(tag); at != std::string_view::npos; at = line.find(tag, at + 1))
+    if (match_mmap_at(line.substr(at + tag.size()), mmap2, e)) return true;
+  return false;
+}
+
+std::string_view file_name_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
 
 Expected<ScriptKind> detect_script_kind(std::string_view text) {
   TraceLines lines(text);

@@ -67,6 +67,17 @@ using BatchSink = std::function<void(const std::vector<AggregatedSample>& sample
 
 using LineSink = std::function<void(std::string_view)>;
 
+// A PERF_RECORD_MMAP2 / PERF_RECORD_MMAP line, matched as llvm-profgen's patterns match it
+// (by hand: a regular-expression engine recurses per character on hostile long lines).
+struct MmapEvent {
+  int64_t pid = 0;
+  uint64_t address = 0, size = 0, offset = 0;
+  std::string_view path;
+};
+bool parse_mmap_event(std::string_view line, MmapEvent& e);
+// The last component of a path (what mmap events are matched on).
+std::string_view file_name_of(std::string_view path);
+
 // What kind of script `text` is, as llvm-profgen decides it before reading; a script with
 // no branch stack is ip_only when it has sample addresses. Fails with "Invalid perf script
 // input!" when it has neither.
