@@ -1,10 +1,12 @@
 #include "profgen/binary.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "format/dwarf/source_map.h"
@@ -67,22 +69,28 @@ struct ProfiledBinary::Impl {
   dwarf::DwarfSections dwarf;
   std::unique_ptr<dwarf::SourceMap> sources;
   std::vector<dwarf::SourceFrame> scratch;
-  std::unordered_map<uint64_t, uint64_t> function_hash;  // GUID -> descriptor hash
   std::deque<std::string> names;  // synthetic binaries' function names
 };
 
 ProfiledBinary::ProfiledBinary() : impl_(std::make_unique<Impl>()) {}
 ProfiledBinary::~ProfiledBinary() = default;
 
-std::string_view ProfiledBinary::file_name() const {
-  std::string_view p = path_;
-  const size_t slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message) {
+  if (n == 0 || total == 0) return;
+  char pct[64];
+  std::snprintf(pct, sizeof pct, "%.2f%%(%" PRIu64 "/%" PRIu64 ") ",
+                static_cast<double>(n) * 100 / static_cast<double>(total), n, total);
+  warn(std::string(pct) + std::string(message));
+}
+
+std::string_view file_name_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
     const std::string& path, const LoadOptions& options,
-    const std::function<void(std::string_view)>& warn) {
+    const LineSink& warn) {
   std::unique_ptr<ProfiledBinary> b(new ProfiledBinary());
   b->path_ = path;
   Impl& m = *b->impl_;
@@ -115,7 +123,7 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
   m.sources = std::make_unique<dwarf::SourceMap>(std::move(sources));
   std::unordered_map<std::string_view, uint32_t> by_name;
   std::map<uint64_t, FuncRange> starts;
-  uint64_t duplicate_starts = 0;
+  std::set<uint64_t> duplicate_starts;  // llvm-profgen counts addresses, not symbols
   PROFKIT_TRY(m.sources->for_each_subprogram_range(
       [&](std::string_view name, uint64_t low, uint64_t high) {
         if (name.empty()) return;
@@ -127,7 +135,7 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
         if (fresh) {
           r->second = FuncRange{low, high, it->second, false};
         } else {
-          ++duplicate_starts;
+          duplicate_starts.insert(low);
         }
       }));
   // Probe binaries also get the sized function symbols DWARF does not cover (such as
@@ -154,8 +162,8 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
   for (auto& [start, r] : starts) b->ranges_.push_back(r);
   if (b->ranges_.empty())
     warn("Loading of DWARF info completed, but no binary functions have been retrieved.");
-  if (duplicate_starts > 0)
-    warn("Found " + std::to_string(duplicate_starts) +
+  if (!duplicate_starts.empty())
+    warn("Found " + std::to_string(duplicate_starts.size()) +
          " start addresses with multiple symbols");
 
   // Symbols, by section, sorted by address then name (llvm-profgen disassembles symbol by
@@ -305,22 +313,15 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
     for (size_t i = 0; i < has_entry.size(); ++i)
       if (has_range[i] && !has_entry[i]) ++without_entry;
     const uint64_t with_range = b->functions_.size();
-    if (without_entry > 0) {
-      char pct[32];
-      std::snprintf(pct, sizeof pct, "%.2f", 100.0 * static_cast<double>(without_entry) /
-                                                  static_cast<double>(with_range));
-      warn(std::string(pct) + "%(" + std::to_string(without_entry) + "/" +
-           std::to_string(with_range) +
-           ") of functions failed to determine function entry due to inconsistent name from "
-           "symbol table and dwarf info.");
-    }
+    warn_summary(warn, without_entry, with_range,
+                 "of functions failed to determine function entry due to inconsistent name "
+                 "from symbol table and dwarf info.");
   }
 
   // Pseudo probes, unless line numbers were asked for.
   if (probes) {
     PROFKIT_TRY_ASSIGN(auto decoded, probe::decode_elf_probes(m.elf, symbols));
     b->probes_ = std::make_unique<probe::ProbeMap>(std::move(decoded.map));
-    for (const auto& d : b->probes_->descriptors()) m.function_hash.try_emplace(d.guid, d.hash);
   }
   return b;
 }
@@ -460,8 +461,8 @@ void ProfiledBinary::inline_stack_uncached(uint64_t address, std::vector<InlineF
 }
 
 uint64_t ProfiledBinary::probe_function_hash(uint64_t guid) const {
-  auto it = impl_->function_hash.find(guid);
-  return it == impl_->function_hash.end() ? 0 : it->second;
+  const probe::Descriptor* d = probes_->descriptor(guid);
+  return d == nullptr ? 0 : d->hash;
 }
 
 }  // namespace profkit::profgen

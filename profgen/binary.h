@@ -23,6 +23,15 @@ namespace profkit::profgen {
 // llvm-profgen's stand-in for "an address outside the binary" in ranges and branches.
 inline constexpr uint64_t kExternalAddress = 1;
 
+// Where warnings (and --show-* output lines) go, one line per call.
+using LineSink = std::function<void(std::string_view)>;
+
+// `P%(n/N) message` as llvm-profgen prints its summary warnings; nothing when n or N is 0.
+void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message);
+
+// The last component of a path (what mmap events are matched on).
+std::string_view file_name_of(std::string_view path);
+
 // Control-flow class of an instruction, as LLVM's instruction descriptions give it.
 enum InsnClass : uint8_t {
   kInsnCall = 1,    // direct or indirect call
@@ -82,14 +91,15 @@ class ProfiledBinary {
   // loading warnings (invalid instructions, functions without a known entry...).
   static Expected<std::unique_ptr<ProfiledBinary>> load(
       const std::string& path, const LoadOptions& options,
-      const std::function<void(std::string_view)>& warn);
+      const LineSink& warn);
 
   static std::unique_ptr<ProfiledBinary> synthetic(const SyntheticBinary& description);
 
   ~ProfiledBinary();
 
   const std::string& path() const { return path_; }
-  std::string_view file_name() const;  // basename of path(): what mmap events are matched on
+  // What mmap events are matched on.
+  std::string_view file_name() const { return file_name_of(path_); }
 
   // Link-time address of the first executable segment, page aligned.
   uint64_t preferred_base() const { return preferred_text_addresses_.front(); }
@@ -121,7 +131,6 @@ class ProfiledBinary {
   }
   bool is_call(uint64_t a) const { return (class_at(a) & kInsnCall) != 0; }
   bool is_return(uint64_t a) const { return (class_at(a) & kInsnReturn) != 0; }
-  bool is_branch(uint64_t a) const { return (class_at(a) & kInsnBranch) != 0; }
   // An instruction in [start, end) that leaves straight-line code (call, return, jmp).
   bool range_crosses_uncond(uint64_t start, uint64_t end) const;
   // [start, end] can be straight-line code: start <= end and nothing in between leaves it.

@@ -8,25 +8,6 @@
 
 namespace profkit::profgen {
 
-namespace {
-
-
-uint64_t base_of(const ProfiledBinary& binary, OffsetBase base) {
-  switch (base) {
-    case OffsetBase::preferred_base: return binary.preferred_base();
-    case OffsetBase::first_loadable: return binary.first_loadable_address();
-    case OffsetBase::absolute: return 0;
-  }
-  return 0;
-}
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-
-}  // namespace
-
 void add_lbr_samples(const std::vector<AggregatedSample>& samples, const ProfiledBinary& binary,
                      SampleCounter& c) {
   for (const auto& [sample, count] : samples) {
@@ -41,6 +22,18 @@ void add_lbr_samples(const std::vector<AggregatedSample>& samples, const Profile
   }
 }
 
+void note_profiled_functions(const ProfiledBinary& binary, const SampleCounter& c,
+                             std::set<uint32_t>& functions) {
+  auto note = [&](uint64_t address) {
+    if (const FuncRange* r = binary.find_func_range(address)) functions.insert(r->function);
+  };
+  for (const auto& [range, count] : c.ranges) note(range.first);
+  for (const auto& [branch, count] : c.branches) {
+    note(branch.first);
+    note(branch.second);
+  }
+}
+
 void RangeChecks::add(const std::vector<AggregatedSample>& samples) {
   for (const auto& [sample, count] : samples) {
     uint64_t end = 0;
@@ -49,6 +42,15 @@ void RangeChecks::add(const std::vector<AggregatedSample>& samples) {
       end = e.source;
     }
   }
+}
+
+uint64_t offset_origin(const ProfiledBinary& binary, OffsetBase base) {
+  switch (base) {
+    case OffsetBase::preferred_base: return binary.preferred_base();
+    case OffsetBase::first_loadable: return binary.first_loadable_address();
+    case OffsetBase::absolute: return 0;
+  }
+  return 0;
 }
 
 void RangeChecks::warn(const ProfiledBinary& binary, const LineSink& warn) const {
@@ -92,7 +94,7 @@ void RangeChecks::warn(const ProfiledBinary& binary, const LineSink& warn) const
 std::string write_unsymbolized(const std::vector<ContextCounter>& counters,
                                bool context_sensitive, const ProfiledBinary& binary,
                                OffsetBase base) {
-  const uint64_t origin = base_of(binary, base);
+  const uint64_t origin = offset_origin(binary, base);
   std::vector<const ContextCounter*> sorted;
   for (const auto& c : counters) sorted.push_back(&c);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
@@ -129,47 +131,26 @@ std::string write_unsymbolized(const std::vector<ContextCounter>& counters,
 
 Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
                                                 const ProfiledBinary& binary, OffsetBase base) {
-  const uint64_t origin = base_of(binary, base);
+  const uint64_t origin = offset_origin(binary, base);
   UnsymbolizedProfile result;
   std::unordered_map<std::string, size_t> index;
-  // Lines as std::getline splits them.
-  size_t pos = 0;
-  uint64_t line_number = 0;
-  std::string_view line;
-  uint64_t line_offset = 0;
-  bool eof = false;
-  auto advance = [&] {
-    if (pos >= text.size()) {
-      eof = true;
-      line = {};
-      line_offset = text.size();
-      return;
-    }
-    const size_t end = text.find('\n', pos);
-    const size_t stop = end == std::string_view::npos ? text.size() : end;
-    line = text.substr(pos, stop - pos);
-    line_offset = pos;
-    pos = end == std::string_view::npos ? text.size() : end + 1;
-    ++line_number;
-  };
+  TraceLines lines(text);
   auto invalid = [&]() -> Unexpected {
-    if (eof) return Unexpected{Error{ErrorCode::truncated, text.size(), "Invalid raw profile!"}};
-    return Unexpected{Error{ErrorCode::malformed, line_offset,
-                            "Invalid raw profile at line " + std::to_string(line_number) +
-                                ": " + std::string(line)}};
-  };
-  auto ltrim = [](std::string_view s) {
-    while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-    return s;
+    if (lines.at_eof())
+      return Unexpected{Error{ErrorCode::truncated, text.size(), "Invalid raw profile!"}};
+    return Unexpected{Error{ErrorCode::malformed, lines.offset(),
+                            "Invalid raw profile at line " +
+                                std::to_string(lines.line_number()) + ": " +
+                                std::string(lines.line())}};
   };
   auto read_counts = [&](RangeCounts& counts, std::string_view separator) -> Expected<void> {
-    if (eof) return invalid();
+    if (lines.at_eof()) return invalid();
     uint64_t n = 0;
-    if (!parse_unsigned(ltrim(line), 10, n)) return invalid();
-    advance();
+    if (!parse_unsigned(ltrim(lines.line()), 10, n)) return invalid();
+    lines.advance();
     while (n-- > 0) {
-      if (eof) return invalid();
-      const std::string_view l = ltrim(line);
+      if (lines.at_eof()) return invalid();
+      const std::string_view l = ltrim(lines.line());
       const size_t colon = l.find(':');
       uint64_t count = 0;
       if (colon == std::string_view::npos || colon + 1 == l.size() ||
@@ -183,19 +164,19 @@ Expected<UnsymbolizedProfile> read_unsymbolized(std::string_view text,
           !parse_unsigned(range.substr(sep + separator.size()), 16, to))
         return invalid();
       counts[{from + origin, to + origin}] += count;
-      advance();
+      lines.advance();
     }
     return {};
   };
-  advance();
-  while (!eof) {
+  while (!lines.at_eof()) {
     std::string context;
+    const std::string_view line = lines.line();
     if (!line.empty() && line[0] == '[') {
       result.context_sensitive = true;
       context = std::string(line.substr(1, line.size() >= 2 && line.back() == ']'
                                                ? line.size() - 2
                                                : line.size() - 1));
-      advance();
+      lines.advance();
     }
     auto [it, added] = index.try_emplace(context, result.counters.size());
     if (added) result.counters.push_back(ContextCounter{context, {}});

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ struct SampleCounter {
   RangeCounts ranges;
   RangeCounts branches;
 };
+
+// Adds to `functions` (indices into binary.functions()) the functions llvm-profgen counts as
+// profiled by `c`: those holding a range start or either end of a branch.
+void note_profiled_functions(const ProfiledBinary& binary, const SampleCounter& c,
+                             std::set<uint32_t>& functions);
 
 // A counter per calling context. Context-insensitive profiles have one, keyed "".
 struct ContextCounter {
@@ -57,6 +63,8 @@ class RangeChecks {
 
 // Where unsymbolized addresses are counted from.
 enum class OffsetBase { preferred_base, first_loadable, absolute };
+// The address `base` stands for in `binary` (what unsymbolized addresses are relative to).
+uint64_t offset_origin(const ProfiledBinary& binary, OffsetBase base);
 
 // The unsymbolized profile: per context (sorted by its text; a "[...]" line only when
 // `context_sensitive`), the ranges then the branches, each list preceded by its length.

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "format/bytes/hash.h"
 #include "format/sampleprof/convert.h"
 #include "profgen/context_trie.h"
 
@@ -185,18 +186,13 @@ class Generator {
             const PostProcessOptions& post, const std::function<void(std::string_view)>& warn)
       : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {
     // The functions with samples: a range start, a branch end or a context address in them.
-    auto note = [&](uint64_t address) {
-      if (const FuncRange* r = binary_.find_func_range(address)) profiled_functions_.insert(r->function);
-    };
     for (const auto& c : counters_) {
-      for (uint64_t a : c.addresses) note(a);
-      for (const auto& [range, n] : c.counter.ranges) note(range.first);
-      for (const auto& [branch, n] : c.counter.branches) {
-        note(branch.first);
-        note(branch.second);
-      }
+      for (uint64_t a : c.addresses)
+        if (const FuncRange* r = binary_.find_func_range(a)) profiled_functions_.insert(r->function);
+      note_profiled_functions(binary_, c.counter, profiled_functions_);
     }
-    for (uint32_t f : profiled_functions_) profiled_.insert(md5_of(binary_.functions()[f].name));
+    for (uint32_t f : profiled_functions_)
+      profiled_.insert(md5_name_ref(binary_.functions()[f].name));
   }
 
   Profile run() {
@@ -421,7 +417,6 @@ class Generator {
     if (d < 0) d = profiled_.count(map.nodes()[map.nodes()[p.node].top_level].guid) != 0;
     return d != 0;
   }
-  static uint64_t md5_of(std::string_view name) { return FunctionId(name).hash(); }
 
   // The trie as a CS profile: a depth-first walk, each node's profile before its children.
   Profile to_profile() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -186,16 +187,10 @@ constexpr uint64_t kNotDecoded = UINT64_MAX;
 
 std::vector<uint64_t> probe_slots(const ProfiledBinary& binary, const SampleCounter& counter) {
   constexpr uint64_t kDecodedProbeSize = 32;  // sizeof(MCDecodedPseudoProbe), LLVM 22
-  std::unordered_set<uint64_t> profiled;     // GUIDs of functions with samples
-  auto note = [&](uint64_t address) {
-    if (const FuncRange* r = binary.find_func_range(address))
-      profiled.insert(md5_name_ref(binary.functions()[r->function].name));
-  };
-  for (const auto& [range, count] : counter.ranges) note(range.first);
-  for (const auto& [branch, count] : counter.branches) {
-    note(branch.first);
-    note(branch.second);
-  }
+  std::set<uint32_t> functions;
+  note_profiled_functions(binary, counter, functions);
+  std::unordered_set<uint64_t> profiled;  // their GUIDs
+  for (uint32_t f : functions) profiled.insert(md5_name_ref(binary.functions()[f].name));
   const probe::ProbeMap& map = binary.probes();
   std::vector<uint64_t> slots(map.probes().size(), 0);
   uint64_t next = 0;

@@ -12,52 +12,6 @@ namespace profkit::profgen {
 
 namespace {
 
-// Lines as std::getline gives them: split at '\n' only (a '\r' stays part of the line), no
-// line after a final '\n'. Line numbers start at 1.
-class TraceLines {
- public:
-  explicit TraceLines(std::string_view text) : text_(text) { advance(); }
-  bool at_eof() const { return eof_; }
-  std::string_view line() const { return line_; }
-  uint64_t line_number() const { return number_; }
-  uint64_t offset() const { return start_; }  // of the current line
-  void advance() {
-    if (pos_ >= text_.size()) {
-      eof_ = true;
-      line_ = {};
-      start_ = text_.size();
-      return;
-    }
-    const size_t end = text_.find('\n', pos_);
-    const size_t stop = end == std::string_view::npos ? text_.size() : end;
-    start_ = pos_;
-    line_ = text_.substr(pos_, stop - pos_);
-    pos_ = end == std::string_view::npos ? text_.size() : end + 1;
-    ++number_;
-  }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-  size_t start_ = 0;
-  std::string_view line_;
-  uint64_t number_ = 0;
-  bool eof_ = false;
-};
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-std::string_view ltrim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  return s;
-}
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-
 // Radix 0: "0x" means hex, a leading "0" octal, else decimal (LLVM's auto-sensed radix).
 bool parse_auto(std::string_view s, uint64_t& out) {
   if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -562,11 +516,6 @@ bool parse_mmap_event(std::string_view line, MmapEvent& e) {
   return false;
 }
 
-std::string_view file_name_of(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 Expected<ScriptKind> detect_script_kind(std::string_view text) {
   TraceLines lines(text);
   uint64_t value = 0;
@@ -594,21 +543,13 @@ Expected<ScriptKind> detect_script_kind(std::string_view text) {
   return Unexpected{Error{ErrorCode::malformed, kNoOffset, "Invalid perf script input!"}};
 }
 
-Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
+Expected<ParsedScript> read_perf_script(std::string_view text, ScriptKind kind,
+                                        const ProfiledBinary& binary,
                                         const ScriptOptions& options, const LineSink& warn,
                                         const LineSink& out, const BatchSink& sink,
                                         const std::function<void(uint64_t)>& consumed) {
-  PROFKIT_TRY_ASSIGN(ScriptKind kind, detect_script_kind(text));
   Reader reader(binary, options, warn, out, sink, consumed);
   return reader.run(text, kind);
-}
-
-void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message) {
-  if (n == 0 || total == 0) return;
-  char pct[64];
-  std::snprintf(pct, sizeof pct, "%.2f%%(%" PRIu64 "/%" PRIu64 ") ",
-                static_cast<double>(n) * 100 / static_cast<double>(total), n, total);
-  warn(std::string(pct) + std::string(message));
 }
 
 }  // namespace profkit::profgen

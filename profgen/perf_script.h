@@ -65,8 +65,6 @@ struct ParsedScript {
 using BatchSink = std::function<void(const std::vector<AggregatedSample>& samples,
                                      const std::vector<bool>& first)>;
 
-using LineSink = std::function<void(std::string_view)>;
-
 // A PERF_RECORD_MMAP2 / PERF_RECORD_MMAP line, matched as llvm-profgen's patterns match it
 // (by hand: a regular-expression engine recurses per character on hostile long lines).
 struct MmapEvent {
@@ -75,25 +73,21 @@ struct MmapEvent {
   std::string_view path;
 };
 bool parse_mmap_event(std::string_view line, MmapEvent& e);
-// The last component of a path (what mmap events are matched on).
-std::string_view file_name_of(std::string_view path);
 
 // What kind of script `text` is, as llvm-profgen decides it before reading; a script with
 // no branch stack is ip_only when it has sample addresses. Fails with "Invalid perf script
 // input!" when it has neither.
 Expected<ScriptKind> detect_script_kind(std::string_view text);
 
-// Reads a whole script, handing its samples to `sink`. `warn` gets llvm-profgen's warnings
+// Reads a whole script of the kind detect_script_kind found, handing its samples to `sink`. `warn` gets llvm-profgen's warnings
 // (mmap lines it cannot parse, invalid branch records, the missing-mmap notice), `out` the
 // --show-mmap-events lines. Addresses are translated with the load address the script's
 // mmap events give `binary`. `consumed(n)`: the first n bytes of `text` are no longer
 // needed (a caller may drop them from memory).
-Expected<ParsedScript> read_perf_script(std::string_view text, const ProfiledBinary& binary,
+Expected<ParsedScript> read_perf_script(std::string_view text, ScriptKind kind,
+                                        const ProfiledBinary& binary,
                                         const ScriptOptions& options, const LineSink& warn,
                                         const LineSink& out, const BatchSink& sink,
                                         const std::function<void(uint64_t)>& consumed = {});
-
-// `P%(n/N) message` as llvm-profgen prints its summary warnings; nothing when n or N is 0.
-void warn_summary(const LineSink& warn, uint64_t n, uint64_t total, std::string_view message);
 
 }  // namespace profkit::profgen

@@ -38,9 +38,7 @@ Expected<std::string> generate_cs(ProfiledBinary& binary, std::vector<CsCounter>
 // llvm-profgen 22 crashes on these) or "main:2.2 @ top:0 @ leaf" (source frames).
 Expected<void> parse_context(std::string_view text, const ProfiledBinary& binary,
                              OffsetBase base, std::deque<std::string>& names, CsCounter& out) {
-  const uint64_t origin = base == OffsetBase::preferred_base   ? binary.preferred_base()
-                          : base == OffsetBase::first_loadable ? binary.first_loadable_address()
-                                                               : 0;
+  const uint64_t origin = offset_origin(binary, base);
   while (!text.empty()) {
     const size_t at = text.find(" @ ");
     const std::string_view frame = text.substr(0, at);
@@ -153,7 +151,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       if (file) file->drop_pages(0, n);
     };
     PROFKIT_TRY_ASSIGN(ParsedScript script,
-                       read_perf_script(text, *binary, so, warn, out, sink, consumed));
+                       read_perf_script(text, kind, *binary, so, warn, out, sink, consumed));
     warn_summary(warn, script.leaf_external_frames, script.total_samples,
                  "of samples have leaf external frame in call stack.");
     warn_summary(warn, script.invalid_return_addresses.size(), script.unique_samples,

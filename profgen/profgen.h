@@ -40,8 +40,6 @@ struct ProfgenOptions {
   bool merge_cold_context_given = false;      // --csprof-merge-cold-context on the command line
 };
 
-using LineSink = std::function<void(std::string_view)>;
-
 // Runs the whole pipeline and returns what belongs in the output file. On failure,
 // `failing_input` is set to the file the error is about (the binary or the input).
 Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink& warn,

@@ -43,8 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.ignore_stack_samples = size > 0 && (data[0] & 1);
   ContextCounter c{"", {}};
   RangeChecks checks;
+  auto kind = detect_script_kind(text);
+  if (!kind) return 0;
   auto script = read_perf_script(
-      text, binary(), options, quiet, quiet,
+      text, *kind, binary(), options, quiet, quiet,
       [&](const std::vector<AggregatedSample>& samples, const std::vector<bool>&) {
         checks.add(samples);
         add_lbr_samples(samples, binary(), c.counter);

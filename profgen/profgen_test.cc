@@ -42,8 +42,13 @@ struct ScriptRun {
 
 ScriptRun read(const ProfiledBinary& b, const std::string& text, ScriptOptions options = {}) {
   ScriptRun run{Unexpected{Error{}}, {}, {}};
+  auto kind = detect_script_kind(text);
+  if (!kind) {
+    run.script = Unexpected{kind.error()};
+    return run;
+  }
   run.script = read_perf_script(
-      text, b, options, [&](std::string_view w) { run.warnings.emplace_back(w); },
+      text, *kind, b, options, [&](std::string_view w) { run.warnings.emplace_back(w); },
       [](std::string_view) {},
       [&](const std::vector<AggregatedSample>& samples, const std::vector<bool>&) {
         run.samples.insert(run.samples.end(), samples.begin(), samples.end());

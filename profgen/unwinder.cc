@@ -335,9 +335,7 @@ void warn_unwind(const UnwindStats& s, size_t contexts, const LineSink& warn) {
 std::string context_text(const CsCounter& c, const ProfiledBinary& binary, OffsetBase base) {
   std::string s;
   if (binary.uses_probes()) {
-    const uint64_t origin = base == OffsetBase::preferred_base   ? binary.preferred_base()
-                            : base == OffsetBase::first_loadable ? binary.first_loadable_address()
-                                                                 : 0;
+    const uint64_t origin = offset_origin(binary, base);
     for (uint64_t a : c.addresses) {
       if (!s.empty()) s += " @ ";
       s += "0x";
