@@ -14,6 +14,8 @@ packages=(
   libbz2-dev liblzma-dev
   # tools used by tests and benchmarks
   hyperfine time b3sum python3 xxd
+  # gold's identical code folding makes DWARF with several functions at one address
+  binutils
   # perf: `profkit profgen --perfdata` runs `perf script`; recordings for benchmarks
   linux-perf
   # man pages from --help (help2man) and the Debian package's dependencies (dpkg-shlibdeps)
