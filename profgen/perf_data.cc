@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+#include "io/program_path.h"
+#include "profgen/parse.h"
 #include "profgen/perf_script.h"
 
 extern char** environ;
@@ -20,20 +22,6 @@ namespace {
 
 Unexpected failure(std::string message) {
   return Unexpected{Error{ErrorCode::io, kNoOffset, std::move(message)}};
-}
-
-std::optional<std::string> find_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
-  while (true) {
-    const size_t colon = rest.find(':');
-    std::string dir(rest.substr(0, colon));
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) return std::nullopt;
-    rest.remove_prefix(colon + 1);
-  }
 }
 
 // Runs `argv` with stdout into a fresh temporary file and stderr discarded; returns what
@@ -89,19 +77,15 @@ Expected<std::string> run_to_text(const std::vector<std::string>& argv) {
 Expected<std::string> perf_data_to_script(const std::string& perf_data,
                                           std::string_view binary_name,
                                           std::optional<int64_t> pid) {
-  const auto perf = find_in_path("perf");
-  if (!perf) return failure("Perf not found.");
-  PROFKIT_TRY_ASSIGN(std::string events, run_to_text({*perf, "script", "--show-mmap-events",
+  const std::string perf = resolve_program("perf");
+  if (perf.empty()) return failure("Perf not found.");
+  PROFKIT_TRY_ASSIGN(std::string events, run_to_text({perf, "script", "--show-mmap-events",
                                                       "-F", "comm,pid", "-i", perf_data}));
   // The processes that mapped the binary.
   std::set<int64_t> seen;
   std::string pids;
-  size_t start = 0;
-  while (start < events.size()) {
-    size_t end = events.find('\n', start);
-    if (end == std::string::npos) end = events.size();
-    const std::string_view line(events.data() + start, end - start);
-    start = end + 1;
+  for (TraceLines lines(events); !lines.at_eof(); lines.advance()) {
+    const std::string_view line = lines.line();
     MmapEvent e;
     if (line.find("PERF_RECORD_MMAP") == std::string_view::npos || !parse_mmap_event(line, e) ||
         file_name_of(e.path) != binary_name)
@@ -112,11 +96,11 @@ Expected<std::string> perf_data_to_script(const std::string& perf_data,
   }
   if (pids.empty()) return failure("No relevant mmap event is found in perf data.");
   PROFKIT_TRY_ASSIGN(std::string script,
-                     run_to_text({*perf, "script", "--show-mmap-events", "-F", "ip,brstack",
+                     run_to_text({perf, "script", "--show-mmap-events", "-F", "ip,brstack",
                                   "-i", perf_data, "--pid", pids}));
   auto kind = detect_script_kind(script);
   if (kind && *kind != ScriptKind::ip_only) return script;
-  return run_to_text({*perf, "script", "--show-mmap-events", "-F", "ip,dso", "-i", perf_data,
+  return run_to_text({perf, "script", "--show-mmap-events", "-F", "ip,dso", "-i", perf_data,
                       "--pid", pids});
 }
 

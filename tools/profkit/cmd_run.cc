@@ -23,6 +23,7 @@
 
 #include "format/elf/elf_file.h"
 #include "io/mapped_file.h"
+#include "io/program_path.h"
 #include "tools/profkit/command.h"
 
 namespace profkit::cli {
@@ -42,21 +43,6 @@ std::string runtime_path() {
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   return (exe.parent_path().parent_path() / "lib" / "libprofkit_memprof.so").string();
-}
-
-// The file execvp would run for `name` (searched on PATH when it has no slash).
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = getenv("PATH");
-  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  while (true) {
-    const size_t colon = dirs.find(':');
-    std::string dir(dirs.substr(0, colon));
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) return {};
-    dirs.remove_prefix(colon + 1);
-  }
 }
 
 // True for an ELF executable without a program interpreter: the dynamic loader never runs
