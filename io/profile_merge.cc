@@ -97,6 +97,15 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
 
 }  // namespace
 
+Expected<instrprof::Profile> read_instrprof_file(const std::string& path) {
+  PROFKIT_TRY_ASSIGN(MappedFile file, MappedFile::open(path, MappedFile::Access::whole));
+  // llvm-profdata: "empty raw profile file", exit 1 (a text profile has at least a line end).
+  if (file.bytes().empty())
+    return Unexpected{Error{ErrorCode::truncated, 0,
+                            "empty profile file: expected a raw, indexed or text IR-PGO profile"}};
+  return instrprof::read_profile(file.bytes());
+}
+
 Expected<instrprof::Merger> merge_profile_files(std::span<const WeightedPath> inputs,
                                                 const FileMergeOptions& options,
                                                 const FileMergeWarning& warn,

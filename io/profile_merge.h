@@ -29,6 +29,10 @@ struct FileMergeOptions {
 // Gets every warning: `source` is the input it concerns, `message` one line.
 using FileMergeWarning = std::function<void(std::string_view source, std::string_view message)>;
 
+// One whole IR-PGO profile file (raw, indexed or text), for the commands that read one
+// (show, overlap). An empty file is an error here, as it is for llvm-profdata show.
+Expected<instrprof::Profile> read_instrprof_file(const std::string& path);
+
 // Merges `inputs` in order. On error, `failed_path` names the input that failed (empty when
 // no single input did: every input was skipped). Empty inputs are skipped silently, as
 // llvm-profdata does.

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Random, valid text IR-PGO profiles with many value-profile ties, for differential tests.
 
-usage: irpgo_text_gen.py SEED OUTDIR [--llvm14]
+usage: irpgo_text_gen.py SEED OUTDIR [--llvm14] [--variants]
 Writes OUTDIR/in_<i>.proftext for 1..20 inputs and prints one merge argument per line
 (`W,path` for weighted inputs, `path` otherwise), in a random input order.
 Everything depends on SEED only, so a failing case is replayed from its seed.
 --llvm14 leaves out what llvm-profdata-14 cannot read (bitmaps, temporal traces).
+--variants adds what makes records disagree between inputs: context-sensitive records
+(hash bit 60), a second hash under the same name, another number of counters or value
+sites, repeated records in one input, vtable value sites.
 """
 import os
 import random
@@ -15,17 +18,29 @@ import sys
 def site(rng, names, kind):
     n = rng.choice([0, 0, 1, 2, 3, 4, 6, 9])
     counts = rng.choice([[1], [5, 5, 7], [156, 3], [2, 2, 2, 9]])
-    if kind == 0:
+    if kind in (0, 2):
         vals = rng.sample(names, min(n, len(names)))
     else:
         vals = rng.sample([0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32, 64, 100, 128, 1000], n)
     return [(v, rng.choice(counts)) for v in vals]
 
 
-def function(rng, fid, shape, names, llvm14):
+def function(rng, fid, shape, names, llvm14, variants=False):
     ncounters, nic, nmem = shape
+    nvt = 0
+    hash_ = 1000 + fid
+    if variants:
+        if rng.random() < 0.15:
+            hash_ |= 1 << 60  # context-sensitive
+        elif rng.random() < 0.1:
+            hash_ += 1000  # the same name under another CFG hash
+        if rng.random() < 0.1:
+            ncounters += rng.choice([-1, 1]) if ncounters > 1 else 1
+        if rng.random() < 0.1:
+            nic += 1
+        nvt = fid % 3
     zero = rng.random() < 0.15
-    lines = [f"f{fid}", f"# Func Hash:", f"{1000 + fid}", "# Num Counters:", f"{ncounters}",
+    lines = [f"f{fid}", f"# Func Hash:", f"{hash_}", "# Num Counters:", f"{ncounters}",
              "# Counter Values:"]
     lines += ["0" if zero else str(rng.choice([0, 1, 7, 100, 156])) for _ in range(ncounters)]
     kinds = []
@@ -33,6 +48,8 @@ def function(rng, fid, shape, names, llvm14):
         kinds.append((0, "IPVK_IndirectCallTarget", nic))
     if nmem:
         kinds.append((1, "IPVK_MemOPSize", nmem))
+    if nvt:
+        kinds.append((2, "IPVK_VTableTarget", nvt))
     if kinds:
         lines += ["# Num Value Kinds:", str(len(kinds))]
         for k, kname, nsites in kinds:
@@ -48,6 +65,7 @@ def main():
     seed = int(sys.argv[1])
     out = sys.argv[2]
     llvm14 = "--llvm14" in sys.argv
+    variants = "--variants" in sys.argv
     rng = random.Random(seed)
     nfuncs = rng.randint(1, 12)
     shapes = [(rng.randint(1, 4), rng.randint(0, 4), rng.randint(0, 4)) for _ in range(nfuncs)]
@@ -57,9 +75,11 @@ def main():
     for i in range(ninputs):
         lines = ["# IR level Instrumentation Flag", ":ir", ""]
         present = [f for f in range(nfuncs) if rng.random() < 0.7]
+        if variants:
+            present += [f for f in present if rng.random() < 0.1]  # repeated records
         rng.shuffle(present)
         for f in present:
-            lines += function(rng, f, shapes[f], names, llvm14)
+            lines += function(rng, f, shapes[f], names, llvm14, variants)
         path = os.path.join(out, f"in_{i}.proftext")
         with open(path, "w") as fh:
             fh.write("\n".join(lines))

@@ -8,8 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "format/instrprof/reader.h"
-#include "io/mapped_file.h"
+#include "io/profile_merge.h"
 #include "io/output_file.h"
 #include "report/instrprof_show.h"
 #include "tools/profkit/command.h"
@@ -101,19 +100,7 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     return 1;
   }
 
-  auto file = MappedFile::open(cmd.input, MappedFile::Access::whole);
-  if (!file) {
-    report_error(cmd.input, file.error());
-    return 1;
-  }
-  // llvm-profdata: "empty raw profile file", exit 1 (a text profile has at least a line end).
-  if (file->bytes().empty()) {
-    report_error(cmd.input, Error{ErrorCode::truncated, 0,
-                                  "empty profile file: expected a raw, indexed or text IR-PGO "
-                                  "profile"});
-    return 1;
-  }
-  auto profile = instrprof::read_profile(file->bytes());
+  auto profile = read_instrprof_file(cmd.input);
   if (!profile) {
     report_error(cmd.input, profile.error());
     return 1;
@@ -128,7 +115,6 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
       return 1;
     }
     keep_until_exit(std::move(*profile));  // see keep_until_exit
-    keep_until_exit(std::move(*file));
     return 0;
   }
   auto out = OutputFile::create(cmd.output);
@@ -152,7 +138,6 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
     return 1;
   }
   keep_until_exit(std::move(*profile));  // see keep_until_exit
-  keep_until_exit(std::move(*file));
   return 0;
 }
 
