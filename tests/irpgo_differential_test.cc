@@ -71,11 +71,12 @@ std::string compare_stdout(const std::string& tag, const std::string& llvm,
 
 // Compares v13 and one more output chosen by `mode` (0-3: v11, text, sparse, show) of
 // merging the inputs listed in `list`, with -j `threads`.
+// `extra` options go to both tools.
 std::string compare_modes22(const std::string& dir, const std::string& list, int mode,
-                            unsigned threads) {
+                            unsigned threads, const std::string& extra = "") {
   const std::string pk = sh_quote(profkit_bin()) + " merge -j " + std::to_string(threads) +
-                         " -f " + sh_quote(list);
-  const std::string l22 = "llvm-profdata-22 merge --num-threads=1 -f " + sh_quote(list);
+                         " -f " + sh_quote(list) + extra;
+  const std::string l22 = "llvm-profdata-22 merge --num-threads=1 -f " + sh_quote(list) + extra;
   std::string err = compare_outputs(dir, "v13", l22, pk);
   if (!err.empty()) return err;
   switch (mode) {
@@ -101,9 +102,17 @@ std::string text_case(uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull);
   const int mode = static_cast<int>(rng() % 6);
   const bool llvm14 = mode == 5;
-  // Every other LLVM 22 case has records that disagree between inputs (--variants).
-  const CommandResult g = run(gen + " " + std::to_string(seed) + " " + sh_quote(dir) +
-                              (llvm14 ? " --llvm14" : seed % 2 == 0 ? " --variants" : ""));
+  // Every other LLVM 22 case has records that disagree between inputs (--variants), every
+  // third temporal traces (merged with random reservoir and length limits).
+  std::string flags = llvm14 ? " --llvm14" : seed % 2 == 0 ? " --variants" : "";
+  std::string extra;
+  if (!llvm14 && seed % 3 == 0) {
+    flags += " --traces";
+    if (rng() % 2)
+      extra += " --temporal-profile-trace-reservoir-size=" + std::to_string(rng() % 120);
+    if (rng() % 2) extra += " --temporal-profile-max-trace-length=" + std::to_string(rng() % 20);
+  }
+  const CommandResult g = run(gen + " " + std::to_string(seed) + " " + sh_quote(dir) + flags);
   if (g.status != 0) return "generator failed: " + g.err;
   std::vector<std::string> inputs = lines(g.out);
   // Some inputs become indexed profiles (written by the oracle of the mode), mixing
@@ -128,7 +137,7 @@ std::string text_case(uint64_t seed) {
                            "llvm-profdata-14 merge --num-threads=1 -f " + sh_quote(list),
                            sh_quote(profkit_bin()) + " merge -j " + std::to_string(threads) +
                                " -f " + sh_quote(list) + " --profile-version=7");
-  return compare_modes22(dir, list, mode, threads);
+  return compare_modes22(dir, list, mode, threads, extra);
 }
 
 // `overlap ARGS` by both tools: the same stdout and exit status. One llvm-profdata defect is

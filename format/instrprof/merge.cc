@@ -282,46 +282,43 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
   }
 }
 
-void Merger::add_one_trace(TemporalTrace trace) {
-  if (traces_.size() < options_.trace_reservoir_size) {
-    traces_.push_back(std::move(trace));
-  } else {
-    std::uniform_int_distribution<uint64_t> pick(0, trace_stream_size_);
-    const uint64_t i = pick(rng_);
-    if (i < traces_.size()) traces_[i] = std::move(trace);
-  }
-  ++trace_stream_size_;
-}
-
 void Merger::add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size,
                         uint64_t weight) {
   for (auto& t : traces) t.weight = weight == 1 ? t.weight : weight;
   trace_batches_.push_back({std::move(traces), stream_size});
 }
 
-// LLVM's addTemporalProfileTraces: reservoir sampling over the stream of traces.
+// llvm::shuffle: from the front, swap each element with one at a distance drawn as
+// rng() % (elements left), so the permutation does not depend on the C++ library.
+static void shuffle_as_llvm(std::vector<TemporalTrace>::iterator first,
+                            std::vector<TemporalTrace>::iterator last, std::mt19937& rng) {
+  for (auto left = static_cast<size_t>(last - first); left > 1; ++first, --left) {
+    const size_t offset = rng() % left;
+    if (offset != 0) std::iter_swap(first, first + static_cast<ptrdiff_t>(offset));
+  }
+}
+
+// One input's traces into the reservoir, as llvm-profdata 22's one-thread merge adds them
+// (docs/irpgo-merge.md): traces cut to the maximum length and empty ones dropped (an input
+// left with none changes nothing, not even the stream size); the reservoir filled up in
+// order; the rest shuffled, then the k-th position of the input's stream beyond the
+// reservoir's size draws a uniform index in [0, k] and, when it falls inside the reservoir,
+// the next shuffled trace replaces the one there; the stream size grows by the input's.
 void Merger::sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size) {
-  for (auto& t : traces) {
+  const size_t reservoir = options_.trace_reservoir_size;
+  if (traces_.size() > reservoir) traces_.resize(reservoir);
+  for (auto& t : traces)
     if (t.function_refs.size() > options_.max_trace_length)
       t.function_refs.resize(options_.max_trace_length);
-  }
   std::erase_if(traces, [](const TemporalTrace& t) { return t.function_refs.empty(); });
-  bool dest_sampled = trace_stream_size_ > options_.trace_reservoir_size;
-  bool src_sampled = stream_size > options_.trace_reservoir_size;
-  if (!dest_sampled && src_sampled) {
-    std::swap(traces_, traces);
-    std::swap(trace_stream_size_, stream_size);
-    std::swap(dest_sampled, src_sampled);
-  }
-  if (!src_sampled) {
-    for (auto& t : traces) add_one_trace(std::move(t));
-    return;
-  }
-  // Both sampled: keep a random subset in proportion to the stream sizes.
-  for (auto& t : traces) {
-    std::uniform_int_distribution<uint64_t> pick(0, trace_stream_size_ + stream_size);
+  if (traces.empty()) return;
+  auto next = traces.begin();
+  while (traces_.size() < reservoir && next != traces.end()) traces_.push_back(*next++);
+  shuffle_as_llvm(next, traces.end(), rng_);
+  for (uint64_t k = traces_.size(); k < stream_size && next != traces.end(); ++k) {
+    std::uniform_int_distribution<uint64_t> pick(0, k);
     const uint64_t i = pick(rng_);
-    if (i < traces_.size()) traces_[i] = std::move(t);
+    if (i < traces_.size()) traces_[i] = *next++;
   }
   trace_stream_size_ += stream_size;
 }
@@ -333,6 +330,13 @@ void Merger::add_info(const RawFileInfo& info, uint64_t weight) {
 
 Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_view source) {
   PROFKIT_TRY(add_kind(profile.flags, source));
+  // Sampling draws one random index per trace of a sampled stream, so a claimed stream size
+  // costs time even without traces; more than 2^30 traces is no real profile (llvm-profdata
+  // would spin for hours).
+  if (!profile.traces.empty() && profile.trace_stream_size > kMaxTraceStreamSize)
+    return make_error(ErrorCode::malformed, kNoOffset,
+                      "temporal trace stream size " + std::to_string(profile.trace_stream_size) +
+                          " is implausible: expected at most 2^30 traces");
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
   source_.assign(source);
@@ -347,7 +351,8 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
   }
   binary_ids_.insert(binary_ids_.end(), profile.binary_ids.begin(), profile.binary_ids.end());
   // Only raw readers give their trace the input weight; indexed and text traces keep theirs.
-  if (!profile.traces.empty() || profile.trace_stream_size > 0)
+  // As llvm-profdata: an input without traces adds nothing, whatever stream size it claims.
+  if (!profile.traces.empty())
     add_traces(profile.traces, profile.trace_stream_size,
                profile.format == ProfileFormat::raw ? weight_ : 1);
   return {};

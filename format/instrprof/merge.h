@@ -24,6 +24,9 @@
 
 namespace profkit::instrprof {
 
+// The longest temporal-trace stream an input may claim (see Merger::add).
+inline constexpr uint64_t kMaxTraceStreamSize = uint64_t{1} << 30;
+
 struct MergeOptions {
   // LLVM 22 clamps merged counters at UINT64_MAX-2 (the two top values are pseudo counts)
   // and keeps pseudo-count records apart; LLVM 14 saturates at UINT64_MAX.
@@ -73,7 +76,6 @@ class Merger final : public RawSink {
   void add_info(const RawFileInfo& info, uint64_t weight);
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
   void sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size);
-  void add_one_trace(TemporalTrace trace);
   void merge_into(Record& dst, const RawFunction& src);
   void warn(std::string_view function, std::string_view message);
 
@@ -96,7 +98,7 @@ class Merger final : public RawSink {
   std::vector<std::vector<uint8_t>> binary_ids_;
   std::vector<TemporalTrace> traces_;
   uint64_t trace_stream_size_ = 0;
-  std::mt19937_64 rng_{0x70726f666b6974ull};
+  std::mt19937 rng_;  // default seed, as llvm-profdata's writer: same sampled traces
   std::unordered_set<uint64_t> name_tables_seen_;
   // Names the inputs define (name tables, extra_names) with their NameRefs, in first-seen
   // order and possibly repeated: finish() keeps the first of each that no record has.

@@ -9,6 +9,9 @@ Everything depends on SEED only, so a failing case is replayed from its seed.
 --variants adds what makes records disagree between inputs: context-sensitive records
 (hash bit 60), a second hash under the same name, another number of counters or value
 sites, repeated records in one input, vtable value sites.
+--traces adds temporal profile traces to some inputs: a few or more than llvm-profdata's
+default reservoir of 100, stream sizes that say the input was sampled already, long traces,
+names the profile has no record for.
 """
 import os
 import random
@@ -61,11 +64,25 @@ def function(rng, fid, shape, names, llvm14, variants=False):
     return lines + [""]
 
 
+def traces(rng, names):
+    n = rng.choice([1, 2, 3, 5, 8, 40, 99, 100, 101, 150])
+    stream = n if rng.random() < 0.6 else n + rng.choice([1, 10, 200, 1000])
+    out = [":temporal_prof_traces", "# Num Temporal Profile Traces:", str(n),
+           "# Temporal Profile Trace Stream Size:", str(stream)]
+    pool = names + [f"cold{i}" for i in range(4)]
+    for _ in range(n):
+        length = rng.choice([1, 2, 3, 5, 8, 13, 40])
+        out += ["# Weight:", str(rng.choice([1, 1, 2, 7])),
+                ",".join(rng.choice(pool) for _ in range(length)) + ","]
+    return out
+
+
 def main():
     seed = int(sys.argv[1])
     out = sys.argv[2]
     llvm14 = "--llvm14" in sys.argv
     variants = "--variants" in sys.argv
+    with_traces = "--traces" in sys.argv and not llvm14
     rng = random.Random(seed)
     nfuncs = rng.randint(1, 12)
     shapes = [(rng.randint(1, 4), rng.randint(0, 4), rng.randint(0, 4)) for _ in range(nfuncs)]
@@ -73,7 +90,10 @@ def main():
     ninputs = rng.randint(1, 20)
     args = []
     for i in range(ninputs):
-        lines = ["# IR level Instrumentation Flag", ":ir", ""]
+        lines = ["# IR level Instrumentation Flag", ":ir"]
+        if with_traces and rng.random() < 0.6:
+            lines += traces(rng, names)
+        lines.append("")
         present = [f for f in range(nfuncs) if rng.random() < 0.7]
         if variants:
             present += [f for f in present if rng.random() < 0.1]  # repeated records

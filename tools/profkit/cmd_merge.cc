@@ -46,6 +46,8 @@ struct MergeCommand {
   unsigned threads = 0;  // 0: min(hardware threads, (inputs + 1) / 2), like llvm-profdata
   int profile_version = 13;
   bool write_prev_version = false;
+  uint64_t trace_reservoir_size = 100;  // --temporal-profile-trace-reservoir-size
+  uint64_t max_trace_length = 10000;    // --temporal-profile-max-trace-length
   MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
   bool instr = false;         // --instr: IR-PGO profiles (the default)
   bool sample = false;        // --sample: sample profiles (sample_cli.h)
@@ -197,6 +199,8 @@ int run_merge(MergeCommand& cmd) {
 
   FileMergeOptions merge;
   merge.merge.llvm14_semantics = version == 7;
+  merge.merge.trace_reservoir_size = cmd.trace_reservoir_size;
+  merge.merge.max_trace_length = cmd.max_trace_length;
   merge.threads = cmd.threads;
   merge.fail_any = cmd.failure_mode == "any";
   std::vector<WeightedPath> files;
@@ -275,6 +279,10 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "Indexed version to write: 13 (LLVM 22, default), 11, or 7 (LLVM 14)");
   sub->add_flag("--write-prev-version", cmd->write_prev_version,
                 "Same as --profile-version=11 (llvm-profdata 22's spelling)");
+  sub->add_option("--temporal-profile-trace-reservoir-size", cmd->trace_reservoir_size,
+                  "Keep at most this many temporal traces, a uniform sample of all (default 100)");
+  sub->add_option("--temporal-profile-max-trace-length", cmd->max_trace_length,
+                  "Cut temporal traces to this many functions (default 10000)");
   sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
                   "MemProf: profiled binary or directory searched by build id (repeatable)")
       ->allow_extra_args(false);
