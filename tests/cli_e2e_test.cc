@@ -441,3 +441,24 @@ TEST(Merge, CounterMismatchInOneInputWarnsAndDropsLikeLlvm) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// --dump-input-file-list prints what the inputs, --weighted-input and -f expand to, in
+// llvm-profdata's order and format, and merges nothing.
+TEST(Merge, DumpInputFileListPrintsWhatLlvmPrints) {
+  const std::string dir = work_dir("dump_input_file_list");
+  const std::string text = "# IR level Instrumentation Flag\n:ir\nmain\n0x1\n1\n5\n";
+  for (const char* n : {"a", "b", "c", "d"}) write_file(dir + "/" + n + ".proftext", text);
+  write_file(dir + "/list.txt", "4," + dir + "/c.proftext\n" + dir + "/d.proftext\n");
+  const std::string args = " merge --dump-input-file-list --weighted-input=5," + dir +
+                           "/b.proftext " + dir + "/a.proftext -f " + dir + "/list.txt";
+  const CommandResult llvm = run_ok("llvm-profdata-22" + args);
+  const CommandResult pk = run_ok(sh_quote(profkit_bin()) + args);
+  EXPECT_EQ(pk.out, llvm.out);
+  EXPECT_NE(pk.out.find("5," + dir + "/b.proftext\n"), std::string::npos) << pk.out;
+}
+
+}  // namespace
+}  // namespace profkit::test

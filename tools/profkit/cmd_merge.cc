@@ -46,6 +46,7 @@ struct MergeCommand {
   unsigned threads = 0;  // 0: min(hardware threads, (inputs + 1) / 2), like llvm-profdata
   int profile_version = 13;
   bool write_prev_version = false;
+  bool dump_input_file_list = false;    // print the inputs as W,FILE lines and stop
   uint64_t trace_reservoir_size = 100;  // --temporal-profile-trace-reservoir-size
   uint64_t max_trace_length = 10000;    // --temporal-profile-max-trace-length
   MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
@@ -135,6 +136,15 @@ int run_merge(MergeCommand& cmd) {
                                   std::string("cannot read the input: ") + std::strerror(errno)});
       return 1;
     }
+  }
+  if (cmd.dump_input_file_list) {  // llvm-profdata's check of what a list expands to
+    if (inputs.empty()) {
+      report_error("merge: no input files specified");
+      return 1;
+    }
+    std::string text;
+    for (const WeightedInput& in : inputs) text += std::to_string(in.weight) + "," + in.path + "\n";
+    return write_output("-", text);
   }
   {
     std::vector<std::string> read = cmd.memprof.profiled_binaries;
@@ -279,6 +289,8 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "Indexed version to write: 13 (LLVM 22, default), 11, or 7 (LLVM 14)");
   sub->add_flag("--write-prev-version", cmd->write_prev_version,
                 "Same as --profile-version=11 (llvm-profdata 22's spelling)");
+  sub->add_flag("--dump-input-file-list", cmd->dump_input_file_list,
+                "Print every input as W,FILE (after -f and --weighted-input) and stop");
   sub->add_option("--temporal-profile-trace-reservoir-size", cmd->trace_reservoir_size,
                   "Keep at most this many temporal traces, a uniform sample of all (default 100)");
   sub->add_option("--temporal-profile-max-trace-length", cmd->max_trace_length,
