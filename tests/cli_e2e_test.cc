@@ -462,3 +462,44 @@ TEST(Merge, DumpInputFileListPrintsWhatLlvmPrints) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// --keep-vtable-symbols on raw files of a C++ program built with vtable value profiling:
+// the v12+ vtable-names section (and the names in text output) as llvm-profdata 22 writes
+// them; without the flag the section stays empty.
+TEST(Merge, KeepVtableSymbolsFromRawFilesLikeLlvm) {
+  const std::string dir = work_dir("keep_vtable_symbols");
+  write_file(dir + "/vt.cc",
+             "#include <cstdio>\n"
+             "struct Base { virtual int f(int x) = 0; virtual ~Base() {} };\n"
+             "struct A : Base { int f(int x) override { return x + 1; } };\n"
+             "struct B : Base { int f(int x) override { return x * 2; } };\n"
+             "struct C : Base { int f(int x) override { return x - 3; } };\n"
+             "struct D : Base { int f(int x) override { return x ^ 5; } };\n"
+             "int main(int argc, char**) {\n"
+             "  Base* objs[4] = {new A, new B, new C, new D};\n"
+             "  int s = 0;\n"
+             "  for (int i = 0; i < 1000 * argc; ++i) s += objs[(i * 7 + argc) % (argc + 1)]->f(i);\n"
+             "  printf(\"%d\\n\", s);\n"
+             "}\n");
+  run_ok("clang++-22 -O1 -fprofile-generate -mllvm -enable-vtable-value-profiling " + dir +
+         "/vt.cc -o " + dir + "/vt");
+  std::string raws;
+  for (const char* args : {"", " x", " x y"}) {
+    const std::string raw = dir + "/vt" + std::to_string(raws.size()) + ".profraw";
+    run_ok("LLVM_PROFILE_FILE=" + raw + " " + dir + "/vt" + args);
+    raws += " " + raw;
+  }
+  for (const std::string mode : {"", " --write-prev-version", " --text"}) {
+    const std::string args = " merge --keep-vtable-symbols" + mode + raws + " -o ";
+    run_ok("llvm-profdata-22" + args + dir + "/llvm.out");
+    run_ok(sh_quote(profkit_bin()) + args + dir + "/pk.out");
+    EXPECT_EQ(read_file(dir + "/pk.out"), read_file(dir + "/llvm.out")) << mode;
+  }
+  EXPECT_NE(read_file(dir + "/pk.out").find("_ZTV1B:"), std::string::npos);  // text: named
+}
+
+}  // namespace
+}  // namespace profkit::test

@@ -19,6 +19,7 @@
 #include "format/bytes/cursor.h"
 #include "format/bytes/hash.h"
 #include "format/bytes/flat_map.h"
+#include "format/bytes/zlib.h"
 #include "format/instrprof/llvm_order.h"
 #include "format/instrprof/summary.h"
 
@@ -256,8 +257,25 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
       out.append((8 - id.size() % 8) % 8, '\0');  // relative: the section may start unaligned
     }
     if (version >= 12) {
+      // The vtable names (only with --keep-vtable-symbols; else an empty blob): one names
+      // blob as in raw files (ULEB128 sizes, names joined by \x01, zlib level 9), preceded by
+      // its length and padded to 8 bytes.
       header.vtable_names_offset = out.size();
-      append_le<uint64_t>(out, 0);  // no --keep-vtable-symbols: empty names blob
+      std::string blob;
+      if (!merged.vtable_names.empty()) {
+        std::string joined;
+        for (const std::string& n : merged.vtable_names) {
+          if (!joined.empty()) joined.push_back('\x01');
+          joined += n;
+        }
+        const std::string packed = zlib_compress(joined);
+        append_uleb128(blob, joined.size());
+        append_uleb128(blob, packed.size());
+        blob += packed;
+      }
+      append_le<uint64_t>(out, blob.size());
+      out += blob;
+      out.append((8 - blob.size() % 8) % 8, '\0');
     }
     if (flags & kFlagTemporal) {
       header.temporal_traces_offset = out.size();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "format/bytes/hash.h"
+#include "format/instrprof/llvm_order.h"
 
 namespace profkit::instrprof {
 
@@ -323,7 +324,15 @@ void Merger::sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_si
   trace_stream_size_ += stream_size;
 }
 
+void Merger::add_vtable_names(std::span<const std::string> names) {
+  if (!options_.keep_vtable_symbols || names.empty()) return;
+  std::vector<std::string_view> keys(names.begin(), names.end());
+  for (uint32_t i : string_map_order(keys, StringMapHash::xxh3_low32))
+    vtable_names_.push_back(names[i]);
+}
+
 void Merger::add_info(const RawFileInfo& info, uint64_t weight) {
+  add_vtable_names(info.vtable_names);
   binary_ids_.insert(binary_ids_.end(), info.binary_ids.begin(), info.binary_ids.end());
   if (!info.traces.empty()) add_traces(info.traces, info.traces.size(), weight);
 }
@@ -340,6 +349,7 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
   source_.assign(source);
+  add_vtable_names(profile.vtable_names);
   RecordView view;
   for (const Record& r : profile.records) {
     view.assign(r, md5_name_ref(r.name));
@@ -384,6 +394,11 @@ Profile Merger::finish(std::vector<uint64_t>* name_refs) {
   std::sort(binary_ids_.begin(), binary_ids_.end());
   binary_ids_.erase(std::unique(binary_ids_.begin(), binary_ids_.end()), binary_ids_.end());
   p.binary_ids = std::move(binary_ids_);
+  if (options_.keep_vtable_symbols) {
+    std::vector<std::string_view> keys(vtable_names_.begin(), vtable_names_.end());
+    for (uint32_t i : string_map_order(keys, StringMapHash::xxh3_low32))
+      p.vtable_names.push_back(vtable_names_[i]);
+  }
   for (TraceBatch& b : trace_batches_) sample_traces(std::move(b.traces), b.stream_size);
   p.traces = std::move(traces_);
   p.trace_stream_size = trace_stream_size_;
@@ -431,6 +446,8 @@ Expected<void> Merger::absorb(Merger&& later) {
   }
   for (auto& t : later.trace_batches_) trace_batches_.push_back(std::move(t));
   for (auto& id : later.binary_ids_) binary_ids_.push_back(std::move(id));
+  vtable_names_.insert(vtable_names_.end(), std::make_move_iterator(later.vtable_names_.begin()),
+                       std::make_move_iterator(later.vtable_names_.end()));
   for (uint64_t f : later.name_tables_seen_) name_tables_seen_.insert(f);
   extra_names_.insert(extra_names_.end(), std::make_move_iterator(later.extra_names_.begin()),
                       std::make_move_iterator(later.extra_names_.end()));

@@ -33,6 +33,10 @@ struct MergeOptions {
   bool llvm14_semantics = false;
   size_t trace_reservoir_size = 100;    // --temporal-profile-trace-reservoir-size
   size_t max_trace_length = 10000;      // --temporal-profile-max-trace-length
+  // --keep-vtable-symbols: the result lists the vtable names the inputs define, in the
+  // order llvm-profdata's writer holds them (each input's names as its reader's string set
+  // iterates them, then the writer's set over all of them).
+  bool keep_vtable_symbols = false;
 };
 
 // Called for each merge warning (counter mismatch, ...): source is the name the caller gave
@@ -102,6 +106,8 @@ class Merger final : public RawSink {
   std::unordered_set<uint64_t> name_tables_seen_;
   // Names the inputs define (name tables, extra_names) with their NameRefs, in first-seen
   // order and possibly repeated: finish() keeps the first of each that no record has.
+  void add_vtable_names(std::span<const std::string> names);
+  std::vector<std::string> vtable_names_;  // --keep-vtable-symbols, in insertion order
   std::vector<std::string> extra_names_;
   std::vector<uint64_t> extra_refs_;
   std::vector<ValueData> scratch_;

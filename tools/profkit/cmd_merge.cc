@@ -47,6 +47,7 @@ struct MergeCommand {
   int profile_version = 13;
   bool write_prev_version = false;
   bool dump_input_file_list = false;    // print the inputs as W,FILE lines and stop
+  bool keep_vtable_symbols = false;     // keep the inputs' vtable names (v12+, text)
   uint64_t trace_reservoir_size = 100;  // --temporal-profile-trace-reservoir-size
   uint64_t max_trace_length = 10000;    // --temporal-profile-max-trace-length
   MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
@@ -211,6 +212,7 @@ int run_merge(MergeCommand& cmd) {
   merge.merge.llvm14_semantics = version == 7;
   merge.merge.trace_reservoir_size = cmd.trace_reservoir_size;
   merge.merge.max_trace_length = cmd.max_trace_length;
+  merge.merge.keep_vtable_symbols = cmd.keep_vtable_symbols;
   merge.threads = cmd.threads;
   merge.fail_any = cmd.failure_mode == "any";
   std::vector<WeightedPath> files;
@@ -289,6 +291,8 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "Indexed version to write: 13 (LLVM 22, default), 11, or 7 (LLVM 14)");
   sub->add_flag("--write-prev-version", cmd->write_prev_version,
                 "Same as --profile-version=11 (llvm-profdata 22's spelling)");
+  sub->add_flag("--keep-vtable-symbols", cmd->keep_vtable_symbols,
+                "Keep the inputs' vtable names (v12+ section; names in text output)");
   sub->add_flag("--dump-input-file-list", cmd->dump_input_file_list,
                 "Print every input as W,FILE (after -f and --weighted-input) and stop");
   sub->add_option("--temporal-profile-trace-reservoir-size", cmd->trace_reservoir_size,
