@@ -148,8 +148,9 @@ Expected<instrprof::Merger> merge_profile_files(std::span<const WeightedPath> in
         added = profile ? m.add(*profile, in.weight, in.path) : Unexpected{profile.error()};
       }
       if (added) continue;
-      // Mixing IR and front-end profiles is fatal whatever the failure mode, as in LLVM.
-      if (fail_any || added.error().code == ErrorCode::mismatch) {
+      // An input of another kind (IR-level vs front-end) is skipped like any invalid input
+      // under --failure-mode=all, as llvm-profdata's one-thread merge does.
+      if (fail_any) {
         if (report) {
           if (failed_path != nullptr) *failed_path = in.path;
           fatal = added.error();

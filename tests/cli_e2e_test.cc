@@ -503,3 +503,44 @@ TEST(Merge, KeepVtableSymbolsFromRawFilesLikeLlvm) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// Which profile kinds one merge accepts, as llvm-profdata 22's one-thread merge decides it:
+// a text profile without kind lines merges with anything and takes the next kind; ":fe" and
+// the IR-level kinds (":ir", ":csir", and ":entry_first" or ":single_byte_coverage" alone)
+// refuse each other; under --failure-mode=all the refused input is skipped. Exit status and
+// bytes must agree for every list, in text and indexed output, with -j 3.
+TEST(Merge, ProfileKindMixesAsLlvmDecidesThem) {
+  const std::string dir = work_dir("kind_mixes");
+  const std::string record = "foo\n1000\n2\n7\n8\n\n";
+  write_file(dir + "/none.txt", record);
+  write_file(dir + "/fe.txt", ":fe\n" + record);
+  write_file(dir + "/ir.txt", "# IR level Instrumentation Flag\n:ir\n" + record);
+  write_file(dir + "/entry.txt", ":entry_first\nbar\n1\n1\n5\n\n");
+  write_file(dir + "/cover.txt", ":single_byte_coverage\nbar\n1\n1\n1\n\n");
+  const std::vector<std::string> lists = {
+      "none ir", "ir none", "none fe", "fe none", "entry ir", "entry fe", "cover fe",
+      "cover ir", "none none", "none cover", "ir none fe", "none ir fe", "ir fe ir none"};
+  for (const std::string& list : lists) {
+    std::string files;
+    for (size_t at = 0; at < list.size();) {
+      const size_t space = std::min(list.find(' ', at), list.size());
+      files += " " + dir + "/" + list.substr(at, space - at) + ".txt";
+      at = space + 1;
+    }
+    for (const std::string mode : {" --failure-mode=any", " --failure-mode=all --text"}) {
+      const CommandResult l = run("llvm-profdata-22 merge --num-threads=1" + mode + files +
+                                  " -o " + dir + "/llvm.out");
+      const CommandResult p = run(sh_quote(profkit_bin()) + " merge -j 3" + mode + files +
+                                  " -o " + dir + "/pk.out");
+      ASSERT_EQ(p.status, l.status) << list << mode << ": " << p.err << " / " << l.err;
+      if (l.status == 0)
+        EXPECT_EQ(read_file(dir + "/pk.out"), read_file(dir + "/llvm.out")) << list << mode;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace profkit::test

@@ -103,14 +103,15 @@ void Merger::warn(std::string_view function, std::string_view message) {
   if (warn_) warn_(source_, function, message);
 }
 
-Expected<void> Merger::add_kind(uint64_t flags, std::string_view source) {
+Expected<void> Merger::add_kind(uint64_t flags, bool front_end, std::string_view source) {
   flags &= kFlagMask22;
-  if (!have_kind_) {
+  if (!have_kind_ || (flags_ == 0 && !front_end_)) {
     have_kind_ = true;
     flags_ = flags;
+    front_end_ = front_end;
     return {};
   }
-  if ((flags_ & kFlagIR) != (flags & kFlagIR))
+  if (front_end_ != front_end)
     return make_error(ErrorCode::mismatch, kNoOffset,
                       std::string(source.empty() ? "input" : source) +
                           ": cannot merge IR-level and front-end (clang) profiles");
@@ -338,7 +339,9 @@ void Merger::add_info(const RawFileInfo& info, uint64_t weight) {
 }
 
 Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_view source) {
-  PROFKIT_TRY(add_kind(profile.flags, source));
+  const bool front_end =
+      profile.format == ProfileFormat::text ? profile.text_front_end : !profile.is_ir();
+  PROFKIT_TRY(add_kind(profile.flags, front_end, source));
   // Sampling draws one random index per trace of a sampled stream, so a claimed stream size
   // costs time even without traces; more than 2^30 traces is no real profile (llvm-profdata
   // would spin for hours).
@@ -375,7 +378,7 @@ Expected<void> Merger::add_raw(Bytes data, uint64_t weight, RawReader& reader,
     uint64_t word = load_le<uint64_t>(data.data() + 8);
     const uint64_t m = load_le<uint64_t>(data.data());
     if (m != kRawMagic64 && m != kRawMagic32) word = byteswap_int(word);
-    PROFKIT_TRY(add_kind(word, source));
+    PROFKIT_TRY(add_kind(word, (word & kFlagIR) == 0, source));
   }
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
@@ -421,7 +424,7 @@ Profile Merger::finish(std::vector<uint64_t>* name_refs) {
 }
 
 Expected<void> Merger::absorb(Merger&& later) {
-  if (later.have_kind_) PROFKIT_TRY(add_kind(later.flags_, later.source_));
+  if (later.have_kind_) PROFKIT_TRY(add_kind(later.flags_, later.front_end_, later.source_));
   order_sensitive_ |= later.order_sensitive_;
   weight_ = 1;
   source_ = later.source_;

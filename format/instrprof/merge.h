@@ -76,7 +76,9 @@ class Merger final : public RawSink {
   void on_image(uint64_t num_data) override;
 
  private:
-  Expected<void> add_kind(uint64_t flags, std::string_view source);
+  // The profile kind as llvm-profdata tracks it: the variant flags plus a front-end bit,
+  // where a kind with neither (a text profile without kind lines) takes the next input's.
+  Expected<void> add_kind(uint64_t flags, bool front_end, std::string_view source);
   void add_info(const RawFileInfo& info, uint64_t weight);
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
   void sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size);
@@ -88,6 +90,7 @@ class Merger final : public RawSink {
   uint64_t weight_ = 1;
   std::string source_;
   bool have_kind_ = false;
+  bool front_end_ = false;
   uint64_t flags_ = 0;
   std::vector<Record> records_;
   std::vector<KeyPair> record_keys_;  // key (NameRef, FuncHash) of records_[i]

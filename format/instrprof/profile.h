@@ -75,6 +75,9 @@ struct Profile {
   uint64_t version_word = 0;  // the version word as stored: version number | flags
   uint64_t version = 0;       // format version number (raw 8/10, indexed 1..13, text 0)
   uint64_t flags = 0;         // variant flags (kFlag*), OR of all images
+  // Text only: a ":fe" header line. LLVM gives a text profile the front-end kind only then;
+  // a text profile with no kind line at all merges with IR and front-end profiles alike.
+  bool text_front_end = false;
   std::vector<Record> records;  // storage order (what `show` iterates)
   std::vector<std::vector<uint8_t>> binary_ids;  // storage order
   std::vector<TemporalTrace> traces;

@@ -123,6 +123,7 @@ class TextParser {
       if (keyword == "ir") {
         profile_.flags |= kFlagIR;
       } else if (keyword == "fe") {
+        profile_.text_front_end = true;
       } else if (keyword == "csir") {
         profile_.flags |= kFlagIR | kFlagCSIR;
       } else if (keyword == "entry_first") {
