@@ -17,7 +17,8 @@ std::string pk() { return sh_quote(profkit_bin()); }
 TEST(Help, EveryCommandHasHelpThroughHelpAndDashDashHelp) {
   const CommandResult top = run_ok(pk() + " help");
   EXPECT_NE(top.out.find("Heap profiler runtime"), std::string::npos) << top.out;
-  for (const char* cmd : {"run", "merge", "show", "report", "diff", "probes", "build-ids"}) {
+  for (const char* cmd :
+       {"run", "merge", "show", "order", "report", "diff", "probes", "build-ids"}) {
     const CommandResult via_help = run_ok(pk() + " help " + cmd);
     const CommandResult via_flag = run_ok(pk() + " " + cmd + " --help");
     EXPECT_FALSE(via_help.out.empty()) << cmd;
@@ -250,6 +251,7 @@ TEST(NoOverwrite, MergeShowReportDiffRefuseToWriteOverAnInput) {
   expect_refused(pk() + " merge " + in.profraw + " -o " + link, in.profraw);
   expect_refused(pk() + " merge " + in.profraw + " -o " + in.dir + "/./p.profraw", in.profraw);
   expect_refused(pk() + " show --all-functions " + in.profraw + " -o " + in.profraw, in.profraw);
+  expect_refused(pk() + " order " + in.profraw + " -o " + link, in.profraw);
   const std::string bin = " --profiled-binary " + in.binary;
   expect_refused(pk() + " report " + in.memprof + bin + " --html " + in.memprof, in.memprof);
   expect_refused(pk() + " report " + in.memprof + bin + " -o " + in.binary, in.binary);
@@ -391,6 +393,26 @@ TEST(Options, SingleDashLongOptionsAsLlvmSpellsThem) {
   EXPECT_NE(read_file(dir + "/one.txt").find("main:207:23"), std::string::npos);
   const CommandResult show = run_ok("cd " + dir + " && " + pk + " show -sample -detailed-summary one.txt");
   EXPECT_NE(show.out.find("Detailed summary:"), std::string::npos);
+}
+
+// `order` as llvm-profdata-22 spells it, and its one refusal: too many test traces.
+TEST(Options, OrderSpellingsAndTooManyTestTraces) {
+  const std::string dir = work_dir("order");
+  write_file(dir + "/t.proftext",
+             ":ir\n:temporal_prof_traces\n2\n2\n1\nmain,f.c;g,\n1\ng,main,h,\n"
+             "main\n1\n1\n5\n\nf.c;g\n2\n1\n3\n\n");
+  const std::string pk = sh_quote(profkit_bin());
+  const CommandResult a = run_ok("cd " + dir + " && " + pk + " order -num-test-traces=1 t.proftext");
+  run_ok("cd " + dir + " && " + pk + " order --num-test-traces 1 --output=o.txt t.proftext");
+  EXPECT_EQ(a.out, read_file(dir + "/o.txt"));
+  EXPECT_EQ(a.out.rfind("# Ordered 2 functions\n# Total area under the page fault curve: "
+                        "1.000000e+00\n", 0), 0u) << a.out;  // only main of g,main,h is ordered
+  EXPECT_NE(a.out.find("\nmain\n# f.c\ng\n"), std::string::npos) << a.out;
+  const CommandResult bad = run(pk + " order --num-test-traces=2 " + dir + "/t.proftext");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << "one line: " << bad.err;
+  EXPECT_NE(bad.err.find("t.proftext"), std::string::npos) << bad.err;
 }
 
 }  // namespace

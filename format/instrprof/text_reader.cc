@@ -285,7 +285,9 @@ class TextParser {
 }  // namespace
 
 bool looks_like_text_profile(std::string_view text) {
-  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 1024));
+  // LLVM looks at the first 8 bytes only (the size of a magic), so a text profile may hold
+  // non-ASCII names anywhere after them.
+  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 8));
   for (char c : head) {
     const unsigned char u = static_cast<unsigned char>(c);
     const bool printable = u >= 0x20 && u < 0x7f;

@@ -22,7 +22,7 @@ namespace profkit::instrprof {
 // vtable target names in vtable_names.
 Expected<Profile> read_text_profile(std::string_view text);
 
-// LLVM's sniffing rule: the first (up to) 1024 bytes are printable ASCII or whitespace.
+// LLVM's sniffing rule: the first (up to) 8 bytes are printable ASCII or whitespace.
 bool looks_like_text_profile(std::string_view text);
 
 }  // namespace profkit::instrprof

@@ -188,6 +188,9 @@ TEST(TextReader, WriterOutputReadsBackToTheSameText) {
 TEST(TextReader, SniffsPrintableText) {
   EXPECT_TRUE(looks_like_text_profile(":ir\nmain\n"));
   EXPECT_FALSE(looks_like_text_profile(std::string("\xff\x6c", 2)));
+  // Only the first 8 bytes count, as in LLVM: names after them may be UTF-8.
+  EXPECT_TRUE(looks_like_text_profile(":ir\nmain\n\xc3\xa9t\xc3\xa9\n"));
+  EXPECT_FALSE(looks_like_text_profile(":ir\n\xc3\xa9\n"));
 }
 
 }  // namespace
