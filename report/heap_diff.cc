@@ -22,21 +22,12 @@ std::string signed_count(int64_t v) {
   const std::string g = grouped(static_cast<uint64_t>(v < 0 ? -v : v));
   return (v > 0 ? "+" : v < 0 ? "-" : "") + g;
 }
-std::string ms_text(double ms) {
-  char buf[32];
-  if (std::fabs(ms) >= 1000)
-    std::snprintf(buf, sizeof buf, "%.3g s", ms / 1000);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g ms", ms);
-  return buf;
-}
-
 nlohmann::ordered_json side_json(const HeapContext* c) {
   if (c == nullptr) return nullptr;
   return {{"AllocCount", c->mib.AllocCount},
           {"TotalSize", c->mib.TotalSize},
           {"TotalAccessCount", c->mib.TotalAccessCount},
-          {"avg_lifetime_ms", c->avg_lifetime_ms()},
+          {"avg_lifetime_s", c->avg_lifetime_s()},
           {"lifetime_access_density", c->lifetime_access_density()},
           {"verdict", verdict_name(c->verdict)},
           {"why", c->why}};
@@ -165,8 +156,8 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
                     signed_count(ch.accesses_delta);
     line(m);
     if (ch.base != nullptr && ch.now != nullptr) {
-      std::string v = "   lifetime avg " + ms_text(ch.base->avg_lifetime_ms()) + " -> " +
-                      ms_text(ch.now->avg_lifetime_ms()) + ", verdict " +
+      std::string v = "   lifetime avg " + lifetime_text(ch.base->avg_lifetime_ms()) + " -> " +
+                      lifetime_text(ch.now->avg_lifetime_ms()) + ", verdict " +
                       std::string(verdict_name(ch.base->verdict));
       if (ch.verdict_flipped)
         v += " -> " + color("1", std::string(verdict_name(ch.now->verdict)));
@@ -211,7 +202,7 @@ std::string render_diff_json(const HeapProfile& base, const HeapProfile& now,
     c["bytes_delta"] = ch.bytes_delta;
     c["count_delta"] = ch.count_delta;
     c["accesses_delta"] = ch.accesses_delta;
-    c["lifetime_delta_ms"] = ch.lifetime_delta_ms;
+    c["lifetime_delta_s"] = ch.lifetime_delta_ms / 1000;
     c["verdict_flipped"] = ch.verdict_flipped;
     c["base"] = side_json(ch.base);
     c["new"] = side_json(ch.now);

@@ -193,6 +193,8 @@ std::string number(double v) {
 
 }  // namespace
 
+std::string lifetime_text(double ms) { return number(ms / 1000) + " s"; }
+
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::cold: return "cold";
@@ -230,11 +232,7 @@ void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& t) 
       case memprof::AllocType::not_cold: c.verdict = Verdict::not_cold; break;
     }
     const std::string density = "density " + number(c.lifetime_access_density());
-    const double ms = c.avg_lifetime_ms();
-    const std::string lifetime =
-        "lifetime " + (ms >= 1000 || ms == 0 ? number(ms / 1000) + " s"
-                       : ms >= 1             ? number(ms) + " ms"
-                                             : number(ms * 1000) + " us");
+    const std::string lifetime = "lifetime " + lifetime_text(c.avg_lifetime_ms());
     const std::string cold_density = number(t.lifetime_access_density_cold_threshold);
     const std::string cold_lifetime = std::to_string(t.ave_lifetime_cold_threshold_s) + " s";
     const std::string hot_density = std::to_string(t.min_ave_lifetime_access_density_hot_threshold);

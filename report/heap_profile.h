@@ -36,6 +36,11 @@ struct HeapFrame {
 enum class Verdict { not_cold, cold, hot };
 std::string_view verdict_name(Verdict verdict);  // "notcold", "cold", "hot" (as clang's IR)
 
+// Lifetimes are reported in one unit everywhere, seconds (the unit of clang's cold
+// threshold), in text, JSON and HTML alike: "250 s", "0.002 s", "0 s". The MIB stores
+// milliseconds; `ms` is converted here. (The DHAT export uses microseconds: its format says so.)
+std::string lifetime_text(double ms);
+
 // One allocation context (one MIB after merging).
 struct HeapContext {
   uint64_t id = 0;                 // stable across runs and inputs: memprof's CallStackId
@@ -50,6 +55,7 @@ struct HeapContext {
   // Derived metrics (0 when AllocCount is 0).
   double avg_size() const;         // TotalSize / AllocCount
   double avg_lifetime_ms() const;  // TotalLifetime / AllocCount
+  double avg_lifetime_s() const { return avg_lifetime_ms() / 1000; }
   double avg_accesses() const;     // TotalAccessCount / AllocCount
   // Accesses per byte per second as clang compares it: TotalLifetimeAccessDensity /
   // AllocCount / 100 (docs/formats/memprof.md G.2).

@@ -115,7 +115,7 @@ TEST(HeapProfile, ShortLivedContextNamesTheFailedCondition) {
   ASSERT_NE(mk, nullptr);
   EXPECT_EQ(mk->verdict, Verdict::not_cold);
   EXPECT_DOUBLE_EQ(mk->lifetime_access_density(), 800000.0);
-  EXPECT_EQ(mk->why, "notcold: density 800000 >= 0.05 and lifetime 2 ms < 200 s");
+  EXPECT_EQ(mk->why, "notcold: density 800000 >= 0.05 and lifetime 0.002 s < 200 s");
 }
 
 TEST(HeapProfile, ZeroLifetimeThresholdMakesUntouchedContextsCold) {

@@ -46,13 +46,6 @@ std::string short_number(double v) {
   return buf;
 }
 
-std::string seconds(double ms) {
-  const double s = ms / 1000;
-  if (s >= 1 || s == 0) return short_number(s) + " s";
-  if (ms >= 1) return short_number(ms) + " ms";
-  return short_number(ms * 1000) + " us";
-}
-
 std::string plural(uint64_t n, std::string_view noun) {
   return grouped(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
@@ -245,7 +238,7 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
         "size avg " + human_bytes(ctx.avg_size()) + " (" + human_bytes(m.MinSize) + ".." +
             human_bytes(m.MaxSize) + ")",
         "accesses " + grouped(m.TotalAccessCount),
-        "lifetime avg " + seconds(ctx.avg_lifetime_ms()),
+        "lifetime avg " + lifetime_text(ctx.avg_lifetime_ms()),
         "density " + short_number(ctx.lifetime_access_density())};
     if (!measured) pieces = {pieces[0], pieces[2]};
     std::string metrics = "  ";
@@ -308,7 +301,7 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
     c["verdict"] = verdict_name(ctx.verdict);
     c["why"] = ctx.why;
     c["avg_size"] = ctx.avg_size();
-    c["avg_lifetime_ms"] = ctx.avg_lifetime_ms();
+    c["avg_lifetime_s"] = ctx.avg_lifetime_s();
     c["avg_accesses"] = ctx.avg_accesses();
     c["lifetime_access_density"] = ctx.lifetime_access_density();
     nlohmann::ordered_json mib;

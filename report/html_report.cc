@@ -66,11 +66,11 @@ std::string html_report_data(const HeapProfile& profile) {
                         {"count", mib.AllocCount},
                         {"bytes", mib.TotalSize},
                         {"accesses", mib.TotalAccessCount},
-                        {"lifetime_ms", mib.TotalLifetime},
+                        {"lifetime_s", mib.TotalLifetime / 1000.0},
                         {"min_size", mib.MinSize},
                         {"max_size", mib.MaxSize},
                         {"avg_size", context.avg_size()},
-                        {"avg_lifetime_ms", context.avg_lifetime_ms()},
+                        {"avg_lifetime_s", context.avg_lifetime_s()},
                         {"density", context.lifetime_access_density()},
                         {"verdict", verdict_name(context.verdict)},
                         {"why", context.why}});
