@@ -2,7 +2,7 @@
 // the instrumented binary (clang -mllvm -profile-correlate=binary|debug-info). Such a raw
 // file carries only counters; the records come from here and the raw reader reads each
 // record's counters at its offset inside the file's counter section.
-// See docs/irpgo-merge.md ("Correlated raw profiles") and docs/formats/irpgo.md 1.14.
+// See docs/irpgo-merge.md ("Correlated raw profiles").
 #pragma once
 
 #include <cstdint>
