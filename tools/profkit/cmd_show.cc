@@ -227,6 +227,7 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_option("--detailed-summary-cutoffs", o.detailed_summary_cutoffs,
                   "Cutoffs (parts per million) for the detailed summary, e.g. 800000,999999")
       ->delimiter(',')
+      ->allow_extra_args(false)  // one value per occurrence: the FILE after it stays FILE
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--ic-targets", o.ic_targets,
                 "Show indirect call site target values for shown functions");
