@@ -132,6 +132,7 @@ Expected<instrprof::Merger> merge_profile_files(std::span<const WeightedPath> in
   auto merge_range = [&](instrprof::Merger& m, size_t begin, size_t end, bool report,
                          size_t& failed) -> bool {
     instrprof::RawReader reader;
+    reader.set_correlation(options.correlation);
     InputBuffer buf;
     for (size_t i = begin; i < end; ++i) {
       const WeightedPath& in = inputs[i];

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "format/bytes/expected.h"
+#include "format/instrprof/correlation.h"
 #include "format/instrprof/merge.h"
 
 namespace profkit {
@@ -24,6 +25,9 @@ struct FileMergeOptions {
   instrprof::MergeOptions merge;
   unsigned threads = 0;  // 0: min(hardware threads, (inputs + 1) / 2), as llvm-profdata
   bool fail_any = true;  // false (--failure-mode=all): unreadable inputs are skipped
+  // --binary-file / --debug-info: raw inputs are read as correlated (counters only) with
+  // these records and names. Must outlive the merge; nullptr reads raw inputs as they are.
+  const instrprof::Correlation* correlation = nullptr;
 };
 
 // Gets every warning: `source` is the input it concerns, `message` one line.

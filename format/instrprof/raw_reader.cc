@@ -179,9 +179,6 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return make_error(ErrorCode::unsupported_version, version_at,
                       "profile image has raw version " + std::to_string(version) +
                           ", the first image has " + std::to_string(info.version));
-  if ((flags & kFlagDebugCorrelate) != 0)
-    return make_error(ErrorCode::unsupported_version, version_at,
-                      "raw profile needs debug-info correlation (no names or data records)");
   if (first) {
     info.version = version;
     info.version_word = version_word;
@@ -235,6 +232,17 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   const uint64_t base = file.base_offset() + image_start;
   const Bytes image = c.data();
 
+  // A correlated image (docs/irpgo-merge.md, "Correlated raw profiles") has counters only:
+  // its data records and names come from the binary. Without a correlation it is read as
+  // it stands, with no records, as llvm-profdata reads it.
+  if (correlation_ != nullptr && (h.num_data != 0 || h.names_size != 0 ||
+                                  h.counters_delta != 0 || h.names_delta != 0))
+    return make_error(ErrorCode::invalid_argument, base,
+                      "raw profile has its own data records and names, so a binary to "
+                      "correlate it with is not needed (--binary-file/--debug-info)");
+  const uint64_t num_records =
+      correlation_ != nullptr ? correlation_->functions.size() : h.num_data;
+
   // Binary ids (docs/formats/irpgo.md 1.14).
   {
     Cursor ids(image.subspan(header_size, h.binary_ids_size), base + header_size, c.swapped());
@@ -249,7 +257,11 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   }
 
   // Names (docs/formats/irpgo.md 1.11).
-  PROFKIT_TRY(decode_names(image.subspan(names_off, h.names_size), base + names_off, names_));
+  if (correlation_ != nullptr) {
+    PROFKIT_TRY(decode_names(as_bytes(correlation_->names_blob), 0, names_));
+  } else {
+    PROFKIT_TRY(decode_names(image.subspan(names_off, h.names_size), base + names_off, names_));
+  }
   if (names_out) {
     for (const auto& [off, size] : names_.spans) names_out->emplace_back(names_.storage, off, size);
   }
@@ -257,7 +269,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
 
   // VTables and their names (docs/formats/irpgo.md 1.13).
   std::vector<VTableRange> vtables;
-  if (version >= 10 && h.num_vtables > 0) {
+  if (version >= 10 && h.num_vtables > 0 && correlation_ == nullptr) {
     Cursor vt(image.subspan(vtab_off, vtable_bytes), base + vtab_off, c.swapped());
     vtables.reserve(h.num_vtables);
     for (uint64_t i = 0; i < h.num_vtables; ++i) {
@@ -275,7 +287,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     std::stable_sort(vtables.begin(), vtables.end(),
                      [](const VTableRange& a, const VTableRange& b) { return a.start < b.start; });
   }
-  if (version >= 10 && h.vnames_size > 0) {
+  if (version >= 10 && h.vnames_size > 0 && correlation_ == nullptr) {
     std::string scratch;
     PROFKIT_TRY(for_each_name(image.subspan(vnames_off, h.vnames_size), base + vnames_off,
                               scratch, [&](std::string_view n) {
@@ -304,8 +316,17 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   };
   auto ptr_at = [&](uint64_t off) { return is64 ? u64_at(off) : uint64_t{u32_at(off)}; };
   auto record_at = [&](uint64_t i) {
-    const uint64_t o = data_off + i * record_size;
     DataRecord d{};
+    if (correlation_ != nullptr) {
+      const CorrelatedFunction& f = correlation_->functions[i];
+      d.name_ref = f.name_ref;
+      d.hash = f.hash;
+      d.counter_ptr = f.counter_offset;
+      d.function_ptr = f.function_ptr;
+      d.num_counters = f.num_counters;
+      return d;
+    }
+    const uint64_t o = data_off + i * record_size;
     d.name_ref = u64_at(o);
     d.hash = u64_at(o + 8);
     d.counter_ptr = ptr_at(o + 16);
@@ -334,10 +355,10 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     // moves every function pointer by one bias: then the previous input's map serves,
     // shifted. Checking that is a sequential pass; rebuilding the map is 20 000 random
     // inserts for a large program.
-    if (h.num_data > 0 && address_keys_.size() == h.num_data) {
+    if (num_records > 0 && address_keys_.size() == num_records && correlation_ == nullptr) {
       bool same = true, have_bias = false;
       uint64_t bias = 0;
-      for (uint64_t i = 0; i < h.num_data && same; ++i) {
+      for (uint64_t i = 0; i < num_records && same; ++i) {
         const uint64_t o = data_off + i * record_size;
         const uint64_t ref = u64_at(o), fp = ptr_at(o + function_ptr_at);
         const auto& [known_ref, known_fp] = address_keys_[i];
@@ -356,11 +377,11 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     }
     address_bias_ = 0;
     address_to_ref_.clear();
-    address_to_ref_.reserve(h.num_data);
+    address_to_ref_.reserve(num_records);
     address_refs_.clear();
     address_keys_.clear();
-    address_keys_.reserve(h.num_data);
-    for (uint64_t i = 0; i < h.num_data; ++i) {
+    address_keys_.reserve(num_records);
+    for (uint64_t i = 0; i < num_records; ++i) {
       const DataRecord d = record_at(i);
       address_keys_.emplace_back(d.name_ref, d.function_ptr);
       if (d.function_ptr == 0) continue;
@@ -388,12 +409,13 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return value;
   };
 
-  sink.on_image(h.num_data);
+  sink.on_image(num_records);
   Cursor values(image.subspan(values_off), base + values_off, swap);
   const uint64_t counters_end = counter_bytes;  // relative to cnt_off
-  for (uint64_t i = 0; i < h.num_data; ++i) {
+  for (uint64_t i = 0; i < num_records; ++i) {
     const DataRecord d = record_at(i);
-    const uint64_t rec_off = base + data_off + i * record_size;
+    // A correlated record has no place in the file: errors name the image.
+    const uint64_t rec_off = correlation_ != nullptr ? base : base + data_off + i * record_size;
     RawFunction fn;
     fn.name_ref = d.name_ref;
     fn.hash = d.hash;
@@ -401,7 +423,9 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     fn.name_ctx = &names_;
 
     // Counters (docs/formats/irpgo.md 1.8 / 1.9).
-    const uint64_t delta = h.counters_delta - i * record_size;
+    // CounterPtr minus CountersDelta is the offset in the counter section; the delta shrinks
+    // by one record per record. A correlated record holds the offset itself.
+    const uint64_t delta = correlation_ != nullptr ? 0 : h.counters_delta - i * record_size;
     const int64_t cnt_rel = static_cast<int64_t>(d.counter_ptr - delta);
     if (d.num_counters == 0)
       return make_error(ErrorCode::malformed, rec_off, "data record has 0 counters");

@@ -16,6 +16,7 @@
 #include "format/bytes/cursor.h"
 #include "format/bytes/expected.h"
 #include "format/bytes/flat_map.h"
+#include "format/instrprof/correlation.h"
 #include "format/instrprof/profile.h"
 
 namespace profkit::instrprof {
@@ -88,6 +89,12 @@ class RawReader {
   Expected<RawFileInfo> read(Bytes data, RawSink& sink,
                              std::vector<std::string>* names_out = nullptr);
 
+  // Reads every later file as a correlated raw profile (counters only) whose data records
+  // and names are `correlation`'s; a file that has its own records is then an error, as in
+  // llvm-profdata. nullptr (the default) reads files as they stand. `correlation` must
+  // outlive the reads.
+  void set_correlation(const Correlation* correlation) { correlation_ = correlation; }
+
  private:
   struct NameTable {
     std::string section;             // raw bytes of the names section (cache key)
@@ -104,6 +111,7 @@ class RawReader {
                                 RawFileInfo& info, std::vector<std::string>* names_out,
                                 bool first);
 
+  const Correlation* correlation_ = nullptr;
   NameTable names_;
   std::vector<uint64_t> counts_;
   std::vector<uint8_t> bitmap_;

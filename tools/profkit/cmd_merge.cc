@@ -22,6 +22,7 @@
 #include "io/mapped_file.h"
 #include "io/profile_merge.h"
 #include "io/output_file.h"
+#include "symbolize/profile_correlation.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
 #include "tools/profkit/sample_cli.h"
@@ -51,6 +52,9 @@ struct MergeCommand {
   uint64_t trace_reservoir_size = 100;  // --temporal-profile-trace-reservoir-size
   uint64_t max_trace_length = 10000;    // --temporal-profile-max-trace-length
   MemProfCliOptions memprof;  // --profiled-binary, --memprof-version (memprof_cli.h)
+  std::string binary_file;    // --binary-file: correlate raw inputs with its sections
+  std::string debug_info;     // --debug-info: correlate raw inputs with its DWARF
+  unsigned max_correlation_warnings = 5;  // --max-debug-info-correlation-warnings (0: all)
   bool instr = false;         // --instr: IR-PGO profiles (the default)
   bool sample = false;        // --sample: sample profiles (sample_cli.h)
   bool binary = false;        // --sample output encodings besides --text
@@ -208,7 +212,32 @@ int run_merge(MergeCommand& cmd) {
     return 1;
   }
 
+  // Correlated raw inputs (counters only) take their records from one binary, as
+  // llvm-profdata allows one of --debug-info and --binary-file.
+  std::optional<instrprof::Correlation> correlation;
+  if (!cmd.binary_file.empty() && !cmd.debug_info.empty()) {
+    report_error("merge: give only one of --debug-info and --binary-file");
+    return 1;
+  }
+  if (!cmd.binary_file.empty() || !cmd.debug_info.empty()) {
+    const bool binary = !cmd.binary_file.empty();
+    const std::string& path = binary ? cmd.binary_file : cmd.debug_info;
+    instrprof::CorrelationWarnings warnings(
+        cmd.max_correlation_warnings,
+        [&](std::string_view message) { report_warning(path, message); });
+    auto loaded = symbolize::load_correlation(
+        path,
+        binary ? symbolize::CorrelationSource::binary : symbolize::CorrelationSource::debug_info,
+        warnings);
+    if (!loaded) {
+      report_error(path, loaded.error());
+      return 1;
+    }
+    correlation = std::move(*loaded);
+  }
+
   FileMergeOptions merge;
+  if (correlation) merge.correlation = &*correlation;
   merge.merge.llvm14_semantics = version == 7;
   merge.merge.trace_reservoir_size = cmd.trace_reservoir_size;
   merge.merge.max_trace_length = cmd.max_trace_length;
@@ -302,6 +331,14 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
                   "MemProf: profiled binary or directory searched by build id (repeatable)")
       ->allow_extra_args(false);
+  sub->add_option("--binary-file", cmd->binary_file,
+                  "Correlate raw profiles that hold only counters (-profile-correlate=binary) "
+                  "with this unstripped binary's __llvm_covdata/__llvm_covnames sections");
+  sub->add_option("--debug-info", cmd->debug_info,
+                  "Correlate raw profiles that hold only counters (-profile-correlate=debug-info) "
+                  "with this binary's DWARF");
+  sub->add_option("--max-debug-info-correlation-warnings", cmd->max_correlation_warnings,
+                  "Report at most this many correlation warnings (default 5, 0 = no limit)");
   sub->add_option("--memprof-version", cmd->memprof.memprof_version,
                   "MemProf section version to write: 2, 3 (default) or 4");
   sub->add_flag("--memprof-full-schema", cmd->memprof.full_schema,

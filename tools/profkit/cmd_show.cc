@@ -7,10 +7,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "io/profile_merge.h"
 #include "io/output_file.h"
+#include "report/correlation_show.h"
 #include "report/instrprof_show.h"
+#include "symbolize/profile_correlation.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
 #include "tools/profkit/sample_cli.h"
@@ -31,7 +35,68 @@ struct ShowCommand {
   bool hot_func_list = false;
   bool show_prof_sym_list = false;
   bool show_sec_info_only = false;
+  std::string debug_info;    // --debug-info: show the probes of this binary's DWARF instead
+  unsigned max_correlation_warnings = 5;  // --max-debug-info-correlation-warnings (0: all)
 };
+
+// Writes `text` to `output` (empty or "-": standard output); 1 after reporting a failure.
+int write_text(const std::string& output, const std::string& text) {
+  if (output.empty() || is_stdout_path(output)) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      report_error("cannot write to standard output");
+      return 1;
+    }
+    return 0;
+  }
+  auto out = OutputFile::create(output);
+  if (!out) {
+    report_error(output, out.error());
+    return 1;
+  }
+  if (auto w = out->write(text); !w) {
+    report_error(output, w.error());
+    return 1;
+  }
+  if (auto c = out->commit(); !c) {
+    report_error(output, c.error());
+    return 1;
+  }
+  return 0;
+}
+
+// `show --debug-info=BIN`: the profile file, if any, is not read (as in llvm-profdata).
+int show_debug_info(const ShowCommand& cmd) {
+  if (cmd.json || cmd.show_format == "json") {
+    std::fputs("error: JSON output is not supported for debug info correlation\n", stderr);
+    return 1;
+  }
+  const std::string& path = cmd.debug_info;
+  instrprof::CorrelationWarnings warnings(
+      cmd.max_correlation_warnings,
+      [&](std::string_view message) { report_warning(path, message); });
+  auto probes = symbolize::read_debug_info_probes(path, warnings);
+  if (!probes) {
+    report_error(path, probes.error());
+    return 1;
+  }
+  const bool yaml = cmd.show_format == "yaml";
+  if (probes->empty()) {
+    report_error(path, Error{ErrorCode::malformed, kNoOffset,
+                             std::string("unable to correlate profile: could not find any "
+                                         "profile data metadata in ") +
+                                 (yaml ? "debug info" : "correlated file")});
+    return 1;
+  }
+  if (yaml) return write_text(cmd.output, report::debug_info_probes_yaml(*probes));
+  std::vector<std::string> names;
+  std::unordered_set<uint64_t> offsets;
+  for (const symbolize::DebugInfoProbe& p : *probes) {
+    names.push_back(p.function_name);
+    offsets.insert(p.counter_offset);
+  }
+  return write_text(cmd.output,
+                    report::debug_info_summary(names, offsets.size(), cmd.show_prof_sym_list));
+}
 
 // Accepts the single-dash spellings LLVM's option parser also takes (`-all-functions`,
 // `-topn=3`), which CLI11 leaves as extras. Values must be attached with '='.
@@ -70,6 +135,11 @@ int run_show(CLI::App& sub, ShowCommand& cmd) {
       report_error("show: unknown option or extra argument '" + extra + "'");
       return 1;
     }
+  }
+  if (!cmd.debug_info.empty() && !cmd.sample) return show_debug_info(cmd);
+  if (cmd.input.empty()) {
+    report_error("show: no profile file given");
+    return 1;
   }
   if (cmd.sample) {
     if (cmd.show_format == "yaml") {
@@ -157,6 +227,7 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_option("--detailed-summary-cutoffs", o.detailed_summary_cutoffs,
                   "Cutoffs (parts per million) for the detailed summary, e.g. 800000,999999")
       ->delimiter(',')
+      ->allow_extra_args(false)  // one value per occurrence: the FILE after it stays FILE
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--ic-targets", o.ic_targets,
                 "Show indirect call site target values for shown functions");
@@ -179,8 +250,12 @@ void add_show_command(CLI::App& app, int& exit_status) {
   sub->add_option("--show-format", cmd->show_format, "text (json and yaml are refused)")
       ->check(CLI::IsMember({"text", "json", "yaml"}));
   sub->add_option("-o,--output", cmd->output, "Output file (default: standard output)");
-  sub->add_option("FILE", cmd->input, "Profile to show (.profraw, .profdata or text)")
-      ->required();
+  sub->add_option("FILE", cmd->input, "Profile to show (.profraw, .profdata or text)");
+  sub->add_option("--debug-info", cmd->debug_info,
+                  "Show the profile probes in this binary's DWARF (-profile-correlate=debug-info)"
+                  " instead of a profile: their count, or YAML with --show-format=yaml");
+  sub->add_option("--max-debug-info-correlation-warnings", cmd->max_correlation_warnings,
+                  "Report at most this many correlation warnings (default 5, 0 = no limit)");
   sub->add_flag("--memory", cmd->memory, "Show a MemProf profile (raw, YAML or indexed)");
   sub->add_option("--profiled-binary", cmd->memprof.profiled_binaries,
                   "MemProf: profiled binary or directory searched by build id (repeatable)")
