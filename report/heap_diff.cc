@@ -166,11 +166,7 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
     } else {
       line("   verdict " + std::string(verdict_name(ch.any().verdict)) + ": " + ch.any().why);
     }
-    size_t longest = 0;
-    for (const HeapFrame& f : ch.any().frames) longest = std::max(longest, frame_name(f).size());
-    const int name_column = static_cast<int>(std::min(longest, static_cast<size_t>((width - 5) * 3 / 5)));
-    for (const HeapFrame& f : ch.any().frames)
-      line("     " + frame_line(f, width - 5, name_column));
+    out += chain_lines(ch.any().frames, o.frames, width, "     ");
   }
   return out;
 }

@@ -71,9 +71,11 @@ std::string location(const HeapFrame& f) {
   return s;
 }
 
-nlohmann::ordered_json frame_json(const HeapFrame& f) {
+nlohmann::ordered_json frame_json(const HeapFrame& f, const FrameFilter& filter) {
   nlohmann::ordered_json j;
   j["function"] = f.function;
+  j["short_name"] = short_function_name(f.function);
+  j["folded"] = filter.folds(f);
   j["linkage_name"] = f.linkage_name;
   j["guid"] = hex_id(f.guid);
   j["file"] = f.file;
@@ -128,7 +130,7 @@ std::string hex_id(uint64_t id) {
 }
 
 std::string frame_name(const HeapFrame& frame) {
-  return (frame.inlined ? "(inlined) " : "") + frame.function;
+  return (frame.inlined ? "(inlined) " : "") + short_function_name(frame.function);
 }
 
 std::string frame_line(const HeapFrame& frame, int width, int name_column) {
@@ -147,6 +149,28 @@ std::string frame_line(const HeapFrame& frame, int width, int name_column) {
   }
   std::string out = name + "  " + loc;
   while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string chain_lines(const std::vector<HeapFrame>& frames, const FrameFilter& filter,
+                        int width, const std::string& indent) {
+  const std::vector<FrameFilter::Item> items = filter.fold(frames);
+  // Names in one column: as wide as the longest shown, leaving room for the locations.
+  size_t longest = 0;
+  for (const FrameFilter::Item& item : items)
+    if (item.frame != nullptr) longest = std::max(longest, frame_name(*item.frame).size());
+  const int room = width - static_cast<int>(indent.size());
+  const int name_column = static_cast<int>(std::min(longest, static_cast<size_t>(room * 3 / 5)));
+  std::string out;
+  for (const FrameFilter::Item& item : items) {
+    if (item.frame != nullptr) {
+      out += indent + frame_line(*item.frame, room, name_column) + "\n";
+    } else {
+      out += indent + fit("... " + plural(item.folded, "allocator/library frame") +
+                              " folded (--show-all-frames)",
+                          static_cast<size_t>(std::max(room, 20))) + "\n";
+    }
+  }
   return out;
 }
 
@@ -253,12 +277,7 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
     while (metrics.back() == ' ') metrics.pop_back();
     line(fit(metrics, static_cast<size_t>(width)));
     if (measured) line(fit("   why: " + ctx.why, static_cast<size_t>(width)));
-    // Names in one column: as wide as the longest, but leaving room for the locations.
-    size_t longest = 0;
-    for (const HeapFrame& f : ctx.frames) longest = std::max(longest, frame_name(f).size());
-    const int name_column =
-        static_cast<int>(std::min(longest, static_cast<size_t>((width - 5) * 3 / 5)));
-    for (const HeapFrame& f : ctx.frames) line("     " + frame_line(f, width - 5, name_column));
+    out += chain_lines(ctx.frames, o.frames, width, "     ");
   }
   return out;
 }
@@ -310,7 +329,7 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
     c["mib"] = mib;
     if (!ctx.histogram.empty()) c["histogram"] = ctx.histogram;
     nlohmann::ordered_json frames = nlohmann::ordered_json::array();
-    for (const HeapFrame& f : ctx.frames) frames.push_back(frame_json(f));
+    for (const HeapFrame& f : ctx.frames) frames.push_back(frame_json(f, o.frames));
     c["frames"] = frames;
     contexts.push_back(c);
   }

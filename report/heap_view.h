@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "report/frame_filter.h"
 #include "report/heap_profile.h"
 
 namespace profkit::report {
@@ -17,6 +18,7 @@ struct ViewOptions {
   int width = 80;              // terminal columns the text must fit
   bool color = false;          // ANSI colours (only when the output is a terminal)
   memprof::ClassifyOptions thresholds;  // what the verdicts were computed with (for headers)
+  FrameFilter frames = FrameFilter::defaults();  // runs of frames folded into one line
 };
 
 std::string_view sort_key_name(SortKey key);
@@ -31,10 +33,15 @@ std::string human_bytes(double bytes);
 // "1,234,567".
 std::string grouped(uint64_t value);
 std::string hex_id(uint64_t id);
-// "(inlined) " + function for inlined frames, else the function.
+// "(inlined) " + the function's short name (short_function_name) for inlined frames, else
+// the short name.
 std::string frame_name(const HeapFrame& frame);
 // One frame as "function  file:line:column" in `width` columns, the function padded or cut
 // to `name_column` (0: half the width); long paths keep their last component.
 std::string frame_line(const HeapFrame& frame, int width, int name_column = 0);
+// A context's chain as text lines indented by `indent`, runs of folded frames as one line
+// ("... 4 allocator/library frames folded"), in `width` columns.
+std::string chain_lines(const std::vector<HeapFrame>& frames, const FrameFilter& filter,
+                        int width, const std::string& indent);
 
 }  // namespace profkit::report

@@ -69,8 +69,18 @@ TEST(HeapView, ColourOnlyWhenAsked) {
 TEST(HeapView, InlinedFramesAreMarkedAndSourceShown) {
   ViewOptions o;
   o.width = 100;
+  o.frames = FrameFilter();  // --show-all-frames
   const std::string text = render_report_text(sample(), o);
-  EXPECT_NE(text.find("(inlined) std::vector"), std::string::npos) << text;
+  EXPECT_NE(text.find("(inlined) std::vector<...>::_M_realloc_insert<...>"), std::string::npos) << text;
+  EXPECT_NE(text.find("/src/app/main.cc:10:3"), std::string::npos) << text;
+}
+
+TEST(HeapView, LibraryFramesAreFoldedIntoOneLineByDefault) {
+  ViewOptions o;
+  o.width = 100;
+  const std::string text = render_report_text(sample(), o);
+  EXPECT_EQ(text.find("_M_realloc_insert"), std::string::npos) << text;
+  EXPECT_NE(text.find("... 1 allocator/library frame folded"), std::string::npos) << text;
   EXPECT_NE(text.find("/src/app/main.cc:10:3"), std::string::npos) << text;
 }
 

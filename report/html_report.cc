@@ -41,14 +41,20 @@ std::string html_escape(std::string_view text) {
 
 }  // namespace
 
-std::string html_report_data(const HeapProfile& profile) {
+std::string html_report_data(const HeapProfile& profile, const FrameFilter& filter) {
   Json frames = Json::array();
   std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, bool>, size_t>
       frame_index;
   Json contexts = Json::array();
   for (const HeapContext& context : profile.contexts) {
     Json chain = Json::array();
-    for (const HeapFrame& f : context.frames) {
+    size_t folded = 0;
+    for (const FrameFilter::Item& item : filter.fold(context.frames)) {
+      if (item.frame == nullptr) {
+        folded += item.folded;
+        continue;
+      }
+      const HeapFrame& f = *item.frame;
       auto key = std::make_tuple(f.function, f.file, f.line, f.column, f.line_offset, f.inlined);
       auto [it, inserted] = frame_index.try_emplace(key, frames.size());
       if (inserted)
@@ -63,6 +69,7 @@ std::string html_report_data(const HeapProfile& profile) {
     const memprof::MemInfoBlock& mib = context.mib;
     contexts.push_back({{"id", hex(context.id)},
                         {"frames", std::move(chain)},
+                        {"folded_frames", folded},
                         {"count", mib.AllocCount},
                         {"bytes", mib.TotalSize},
                         {"accesses", mib.TotalAccessCount},
@@ -108,7 +115,7 @@ std::string html_report_data(const HeapProfile& profile) {
   return out;
 }
 
-std::string html_report(const HeapProfile& profile) {
+std::string html_report(const HeapProfile& profile, const FrameFilter& frames) {
   // Both placeholders are found in the template, so text substituted for one is never
   // searched for the other. The title comes first in the page.
   constexpr std::string_view kTitle = "@TITLE@", kData = "@DATA@";
@@ -116,7 +123,7 @@ std::string html_report(const HeapProfile& profile) {
   std::string page(kPage.substr(0, title_at));
   page += html_escape("profkit heap report: " + profile.path);
   page += kPage.substr(title_at + kTitle.size(), data_at - title_at - kTitle.size());
-  page += html_report_data(profile);
+  page += html_report_data(profile, frames);
   page += kPage.substr(data_at + kData.size());
   return page;
 }

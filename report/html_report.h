@@ -7,15 +7,19 @@
 
 #include <string>
 
+#include "report/frame_filter.h"
 #include "report/heap_profile.h"
 
 namespace profkit::report {
 
 // The data the page embeds, as JSON: summary, interned frames and one object per context.
 // Every '<' is written as \u003c, so no string can close the <script> element holding it.
-std::string html_report_data(const HeapProfile& profile);
+// Frames `frames` folds are left out of each context's chain (counted in folded_frames).
+std::string html_report_data(const HeapProfile& profile,
+                             const FrameFilter& frames = FrameFilter::defaults());
 
 // The whole page.
-std::string html_report(const HeapProfile& profile);
+std::string html_report(const HeapProfile& profile,
+                        const FrameFilter& frames = FrameFilter::defaults());
 
 }  // namespace profkit::report

@@ -30,7 +30,7 @@ TEST(HtmlReport, DataCannotCloseItsScriptElement) {
   EXPECT_EQ(count(page, "</script"), 2u);
   EXPECT_EQ(count(page, "<script"), 2u);
   EXPECT_EQ(html_report_data(testing::sample_heap_profile()).find('<'), std::string::npos);
-  const json data = json::parse(html_report_data(testing::sample_heap_profile()));
+  const json data = json::parse(html_report_data(testing::sample_heap_profile(), FrameFilter()));
   EXPECT_EQ(data["frames"][7]["function"], "tricky</script><img src=x onerror=alert(1)>");
 }
 
@@ -44,7 +44,7 @@ TEST(HtmlReport, NeedsNothingFromTheNetwork) {
 }
 
 TEST(HtmlReport, DataCarriesEveryContextWithItsChain) {
-  const json data = json::parse(html_report_data(testing::sample_heap_profile()));
+  const json data = json::parse(html_report_data(testing::sample_heap_profile(), FrameFilter()));
   ASSERT_EQ(data["contexts"].size(), 4u);
   const json& first = data["contexts"][0];
   EXPECT_EQ(first["id"], "0x0000000000001111");
@@ -59,6 +59,10 @@ TEST(HtmlReport, DataCarriesEveryContextWithItsChain) {
   // main:7 is interned once for both Parser::load contexts.
   EXPECT_EQ(data["contexts"][1]["frames"][2], first["frames"][2]);
   EXPECT_EQ(data["summary"]["bytes"], 4096 + 640 + (1 << 20) + 300);
+  // By default the inlined std::vector<int>::push_back leaf of the second context is folded.
+  const json folded = json::parse(html_report_data(testing::sample_heap_profile()));
+  EXPECT_EQ(folded["contexts"][1]["folded_frames"], 1);
+  EXPECT_EQ(folded["contexts"][1]["frames"].size(), 2u);
 }
 
 std::vector<std::string> ids(const json& rows) {

@@ -566,3 +566,21 @@ TEST(Merge, ProfileKindMixesAsLlvmDecidesThem) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// Frame folding options are checked before anything is read: a bad regex, or both options.
+TEST(Options, FrameFoldingOptionsGetAClearError) {
+  const std::string pk = sh_quote(profkit_bin());
+  CommandResult r = run(pk + " report --hide-frames='(' /nonexistent.memprofraw");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--hide-frames"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = run(pk + " diff --hide-frames=x --show-all-frames /nonexistent.a /nonexistent.b");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace profkit::test

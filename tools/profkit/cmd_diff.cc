@@ -26,6 +26,7 @@ int run_diff(DiffCommand& cmd) {
   view.top = cmd.top;
   view.thresholds = cmd.heap.thresholds;
   if (!resolve_color(cmd.heap, view.color)) return 1;
+  if (!resolve_frame_filter(cmd.heap, view.frames)) return 1;
   if (!is_stdout_path(cmd.output) && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);
   std::vector<std::string> inputs = cmd.heap.profiled_binaries;

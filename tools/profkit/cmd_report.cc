@@ -39,6 +39,7 @@ int run_report(ReportCommand& cmd) {
   view.thresholds = cmd.heap.thresholds;
   const bool to_stdout = is_stdout_path(cmd.output);
   if (!resolve_color(cmd.heap, view.color)) return 1;
+  if (!resolve_frame_filter(cmd.heap, view.frames)) return 1;
   if (!to_stdout && cmd.heap.color != "always") view.color = false;
   view.width = output_width(cmd.heap.width);
 
@@ -58,7 +59,7 @@ int run_report(ReportCommand& cmd) {
                                       : report::render_report_text(profile, view);
     status |= write_output(cmd.output, text);
   }
-  if (!cmd.html.empty()) status |= write_output(cmd.html, report::html_report(profile));
+  if (!cmd.html.empty()) status |= write_output(cmd.html, report::html_report(profile, view.frames));
   if (!cmd.pprof.empty()) status |= write_output(cmd.pprof, report::pprof_profile_gz(profile));
   if (!cmd.dhat.empty()) status |= write_output(cmd.dhat, report::dhat_json(profile));
   return status;

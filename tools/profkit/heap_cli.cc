@@ -41,6 +41,32 @@ void add_heap_options(CLI::App* sub, HeapCliOptions& o) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   sub->add_option("--width", o.width, "Output width in columns, 20-10000 (default: the terminal's)")
       ->check(CLI::Range(20, 10000));
+  sub->add_option("--hide-frames", o.hide_frames,
+                  "Fold frames whose function matches this regex (default: allocator and "
+                  "standard-library internals, see docs/report.md)");
+  sub->add_flag("--show-all-frames", o.show_all_frames, "Fold no frames");
+}
+
+bool resolve_frame_filter(const HeapCliOptions& options, report::FrameFilter& filter) {
+  if (options.show_all_frames && !options.hide_frames.empty()) {
+    report_error("--hide-frames and --show-all-frames exclude each other");
+    return false;
+  }
+  if (options.show_all_frames) {
+    filter = report::FrameFilter();
+    return true;
+  }
+  if (options.hide_frames.empty()) {
+    filter = report::FrameFilter::defaults();
+    return true;
+  }
+  auto f = report::FrameFilter::hiding(options.hide_frames);
+  if (!f) {
+    report_error(f.error().message);
+    return false;
+  }
+  filter = *f;
+  return true;
 }
 
 bool resolve_color(const HeapCliOptions& options, bool& color) {
