@@ -99,7 +99,11 @@ def one_case(profkit, seed, workdir, stats):
         instr = 'instr.profdata'
     k = r.random()
     if k < 0.4:
-        enc, sample = (['--extbinary'] if k < 0.3 else ['--binary']), 'sample.prof'
+        cs = sample_text.startswith('[')  # CS profiles have no binary encoding
+        enc = ['--extbinary'] if k < 0.3 or cs else ['--binary']
+        if r.random() < 0.15:
+            enc.append('--use-md5')  # names become MD5 ids: nothing can match them
+        sample = 'sample.prof'
         rc, _, err = run([LLVM, 'merge', '--sample'] + enc + ['sample.txt', '-o', sample], d)
         if rc != 0:
             return 'seed %d: llvm-profdata rejected the generated sample profile: %s' % (

@@ -10,7 +10,7 @@ static functions as "dir/file.EXT;name" in the instr profile and as "name",
 "name.__uniq.DIGITS" (the suffix -funique-internal-linkage-symbols gives) or the full PGO
 name in the sample profile; short names shared by statics of several files; instr names
 with the .__uniq. suffix themselves; inlinees with and without records of their own.
-Instr functions are cold, hot, all-zero, mostly zero, tiny (few counters), huge
+Some sample profiles are context-sensitive (flat CSSPGO contexts). Instr functions are cold, hot, all-zero, mostly zero, tiny (few counters), huge
 (saturating when scaled), or have two CFG hashes; some have value sites, some are
 context-sensitive.
 """
@@ -152,6 +152,23 @@ def generate(seed):
                 lines.append(' ' * indent + '%d: %s:%d' % (r.randint(0, 20), sample_name(callee),
                                                             count()))
                 function(indent + 1, depth + 1, lines)
+
+    if r.random() < 0.15:  # a context-sensitive (CSSPGO) profile: flat contexts, no inlinees
+        contexts = set()
+        sample = []
+        for _ in range(r.randint(1, len(funcs) + 4)):
+            frames = []
+            for _ in range(r.choice([1, 1, 2, 3])):
+                f = r.choice(funcs) if r.random() < 0.85 else (r.choice(extra), None, None)
+                frames.append(sample_name(f))
+            ctx = ' @ '.join('%s:%d' % (n, r.randint(1, 9)) for n in frames[:-1])
+            ctx = (ctx + ' @ ' if ctx else '') + frames[-1]
+            if ctx in contexts:
+                continue
+            contexts.add(ctx)
+            sample.append('[%s]:%d:%d' % (ctx, count() * 3, count()))
+            body(1, sample)
+        return ''.join(out), '\n'.join(sample) + '\n'
 
     tops = set()
     sample = []
