@@ -2,8 +2,10 @@
 """Differential test of `profkit merge --supplement-instr-with-sample` against llvm-profdata-22.
 
 Each case (one seed) generates an IR-PGO text profile and a sample profile of the same
-functions (tests/gen/suppl_gen.py), turns the instr profile into an indexed one and the
-sample profile into extbinary or binary some of the time (with llvm-profdata 22 itself),
+functions (tests/gen/suppl_gen.py), or now and then takes a raw profile of a real program
+(format/instrprof/testdata, value sites included) with random samples of its functions;
+it turns the instr profile into an indexed one and the sample profile into extbinary or
+binary some of the time (with llvm-profdata 22 itself),
 picks random thresholds and an output form (indexed, --text, --sparse,
 --write-prev-version), and runs both tools on the same command line. Both must exit with
 the same status; on success they must write the same bytes and the same warning lines.
@@ -81,6 +83,34 @@ def misuse(r):
     ])
 
 
+RAW_DIR = os.path.join(os.path.dirname(HERE), 'format', 'instrprof', 'testdata', 'merge')
+RAW_FILES = ['simple22.profraw', 'vp22.profraw', 'vp22b.profraw']
+
+
+def raw_case(r, d):
+    """A raw profile of a real program (value sites included) and random samples of its
+    functions; returns the two file names."""
+    raw = r.choice(RAW_FILES)
+    shutil.copy(os.path.join(RAW_DIR, raw), os.path.join(d, raw))
+    rc, out, _ = run([LLVM, 'merge', '--text', raw, '-o', '-'], d)
+    lines = out.decode().splitlines() if rc == 0 else []
+    names = [lines[i - 1] for i in range(1, len(lines)) if lines[i] == '# Func Hash:']
+    sample = []
+    for n in names:
+        if r.random() < 0.7:
+            sample.append('%s:%d:%d' % (n, r.randint(0, 9000), r.randint(0, 90)))
+            for line in sorted(r.sample(range(0, 9), r.randint(1, 4))):
+                sample.append(' %d: %d' % (line, r.choice([0, 1, 30, 500, 4000])))
+            if r.random() < 0.3:
+                sample.append(' 9: %s:%d' % (r.choice(names), r.randint(0, 900)))
+                sample.append('  1: %d' % r.randint(0, 900))
+    if not sample:
+        sample = ['main:1:1', ' 1: 1']
+    with open(os.path.join(d, 'sample.txt'), 'w') as f:
+        f.write('\n'.join(sample) + '\n')
+    return raw
+
+
 def one_case(profkit, seed, workdir, stats):
     r = random.Random(seed * 104729 + 3)
     d = os.path.join(workdir, 'case%d' % seed)
@@ -91,7 +121,10 @@ def one_case(profkit, seed, workdir, stats):
     with open(os.path.join(d, 'sample.txt'), 'w') as f:
         f.write(sample_text)
     instr, sample = 'instr.proftext', 'sample.txt'
-    if r.random() < 0.35:
+    if r.random() < 0.08:  # a raw input
+        instr = raw_case(r, d)
+        sample_text = open(os.path.join(d, 'sample.txt')).read()
+    elif r.random() < 0.35:
         rc, _, err = run([LLVM, 'merge', instr, '-o', 'instr.profdata'], d)
         if rc != 0:
             return 'seed %d: llvm-profdata rejected the generated instr profile: %s' % (
