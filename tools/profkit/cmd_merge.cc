@@ -1,7 +1,8 @@
 // `profkit merge`: merges raw, indexed and text IR-PGO profiles into one indexed (or text)
 // profile, byte-identical to `llvm-profdata merge --num-threads=1` (v13/v11 vs LLVM 22,
-// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's; this file parses the
-// options, routes MemProf inputs, and writes the result.
+// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's (io/supplement's for
+// --supplement-instr-with-sample); this file parses the options, routes MemProf inputs,
+// and writes the result.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
