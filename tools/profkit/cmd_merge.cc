@@ -66,6 +66,34 @@ struct MergeCommand {
   std::string instr_cold_threshold = "0";
 };
 
+std::optional<WeightedInput> parse_weighted(std::string_view spec) {
+  const size_t comma = spec.find(',');
+  if (comma == std::string_view::npos) return std::nullopt;
+  uint64_t w = 0;
+  const auto [end, ec] = std::from_chars(spec.data(), spec.data() + comma, w);
+  if (ec != std::errc() || end != spec.data() + comma || w < 1) return std::nullopt;
+  return WeightedInput{std::string(spec.substr(comma + 1)), w};
+}
+
+// True when the file starts with a raw or indexed IR-PGO magic (its header read, nothing
+// mapped). `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
+bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
+  *memprof_flag = false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  uint8_t head[72];  // the largest indexed header
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  if (n < 8) return false;
+  const Bytes bytes(head, static_cast<size_t>(n));
+  if (instrprof::has_indexed_magic(bytes)) {
+    if (auto h = instrprof::read_indexed_header(bytes))
+      *memprof_flag = h->version() >= 8 && (h->version_word & instrprof::kFlagMemProf) != 0;
+    return true;
+  }
+  return instrprof::has_raw_magic(bytes.subspan(0, 8));
+}
+
 // An `unsigned` option as LLVM's command line reads it: radix from the prefix (0x, 0b, 0o,
 // a leading 0 for octal, else decimal), at most UINT_MAX.
 std::optional<uint64_t> parse_llvm_unsigned(std::string_view s) {
@@ -136,6 +164,18 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
     report_error("expect instr profile doesn't have weight");
     return 1;
   }
+  // An indexed input's MemProf section would have to travel through the supplement; profkit
+  // does not carry it, so it refuses rather than dropping it.
+  bool memprof_flag = false;
+  if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag) {
+    auto f = MappedFile::open(inputs[0].path);
+    if (f && memprof::indexed_has_memprof_content(f->bytes())) {
+      report_error(inputs[0].path,
+                   Error{ErrorCode::invalid_argument, kNoOffset,
+                         "--supplement-instr-with-sample does not take inputs with MemProf data"});
+      return 1;
+    }
+  }
   std::string failed_path;
   auto result = supplement_instr_file(
       inputs[0].path, cmd.suppl_sample, options,
@@ -164,34 +204,6 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
     bytes = std::move(*written);
   }
   return write_output(cmd.output, bytes);
-}
-
-std::optional<WeightedInput> parse_weighted(std::string_view spec) {
-  const size_t comma = spec.find(',');
-  if (comma == std::string_view::npos) return std::nullopt;
-  uint64_t w = 0;
-  const auto [end, ec] = std::from_chars(spec.data(), spec.data() + comma, w);
-  if (ec != std::errc() || end != spec.data() + comma || w < 1) return std::nullopt;
-  return WeightedInput{std::string(spec.substr(comma + 1)), w};
-}
-
-// True when the file starts with a raw or indexed IR-PGO magic (its header read, nothing
-// mapped). `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
-bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
-  *memprof_flag = false;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  uint8_t head[72];  // the largest indexed header
-  const ssize_t n = ::pread(fd, head, sizeof head, 0);
-  ::close(fd);
-  if (n < 8) return false;
-  const Bytes bytes(head, static_cast<size_t>(n));
-  if (instrprof::has_indexed_magic(bytes)) {
-    if (auto h = instrprof::read_indexed_header(bytes))
-      *memprof_flag = h->version() >= 8 && (h->version_word & instrprof::kFlagMemProf) != 0;
-    return true;
-  }
-  return instrprof::has_raw_magic(bytes.subspan(0, 8));
 }
 
 int run_merge(MergeCommand& cmd) {
