@@ -4,11 +4,12 @@
 Each case (one seed) generates an IR-PGO text profile and a sample profile of the same
 functions (tests/gen/suppl_gen.py), or now and then takes a raw profile of a real program
 (format/instrprof/testdata, value sites included) with random samples of its functions;
-it turns the instr profile into an indexed one and the sample profile into extbinary or
-binary some of the time (with llvm-profdata 22 itself),
-picks random thresholds and an output form (indexed, --text, --sparse,
---write-prev-version), and runs both tools on the same command line. Both must exit with
-the same status; on success they must write the same bytes and the same warning lines.
+it turns the instr profile into an indexed one (some with MemProf records) and the sample
+profile into extbinary (some with MD5 names) or binary some of the time (with
+llvm-profdata 22 itself), picks random thresholds and an output form (indexed, --text,
+--sparse, --write-prev-version, MemProf versions), and runs both tools on the same command
+line. Both must exit with the same status; on success they must write the same bytes and
+the same warning lines.
 Every case also checks one misuse (two inputs, a weight, standard output, a missing or
 unreadable sample profile): same status, and the same message for the ones llvm-profdata
 words itself.
@@ -84,6 +85,8 @@ def misuse(r):
 
 
 RAW_DIR = os.path.join(os.path.dirname(HERE), 'format', 'instrprof', 'testdata', 'merge')
+MEMPROF_YAML = os.path.join(os.path.dirname(HERE), 'fuzz', 'corpus', 'memprof_yaml_reader_fuzz',
+                            'ctx.yaml')
 RAW_FILES = ['simple22.profraw', 'vp22.profraw', 'vp22b.profraw']
 
 
@@ -125,7 +128,9 @@ def one_case(profkit, seed, workdir, stats):
         instr = raw_case(r, d)
         sample_text = open(os.path.join(d, 'sample.txt')).read()
     elif r.random() < 0.35:
-        rc, _, err = run([LLVM, 'merge', instr, '-o', 'instr.profdata'], d)
+        # Some indexed inputs carry MemProf records (LLVM keeps only an empty section).
+        memprof = [MEMPROF_YAML] if r.random() < 0.3 else []
+        rc, _, err = run([LLVM, 'merge', instr] + memprof + ['-o', 'instr.profdata'], d)
         if rc != 0:
             return 'seed %d: llvm-profdata rejected the generated instr profile: %s' % (
                 seed, err.decode(errors='replace'))
@@ -143,6 +148,9 @@ def one_case(profkit, seed, workdir, stats):
                 seed, err.decode(errors='replace'))
     out_args = r.choice([[], [], ['--text'], ['--sparse'], ['--text', '--sparse'],
                          ['--write-prev-version']])
+    if r.random() < 0.2:
+        out_args = out_args + r.choice([['--memprof-version=2'], ['--memprof-version=4'],
+                                        ['--memprof-full-schema']])
     args = [instr, '--supplement-instr-with-sample=' + sample] + thresholds(r) + out_args
     rl, _, el = run([LLVM, 'merge'] + args + ['-o', 'ref.out'], d)
     rp, _, ep = run([profkit, 'merge'] + args + ['-o', 'pk.out'], d)

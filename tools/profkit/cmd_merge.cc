@@ -164,17 +164,13 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
     report_error("expect instr profile doesn't have weight");
     return 1;
   }
-  // An indexed input's MemProf section would have to travel through the supplement; profkit
-  // does not carry it, so it refuses rather than dropping it.
+  // llvm-profdata keeps the MemProf flag of an indexed input but none of its records: the
+  // output then has an empty MemProf section.
   bool memprof_flag = false;
+  std::shared_ptr<MemProfMerged> memprof;
   if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag) {
     auto f = MappedFile::open(inputs[0].path);
-    if (f && memprof::indexed_has_memprof_content(f->bytes())) {
-      report_error(inputs[0].path,
-                   Error{ErrorCode::invalid_argument, kNoOffset,
-                         "--supplement-instr-with-sample does not take inputs with MemProf data"});
-      return 1;
-    }
+    if (f && memprof::indexed_has_memprof_content(f->bytes())) memprof = empty_memprof();
   }
   std::string failed_path;
   auto result = supplement_instr_file(
@@ -196,6 +192,10 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
     instrprof::IndexedWriteOptions write;
     write.sparse = cmd.sparse;
     write.name_refs = result->name_refs;
+    if (memprof)
+      write.memprof_section = [&](uint64_t offset) {
+        return memprof_section_at(*memprof, cmd.memprof, offset);
+      };
     auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
     if (!written) {
       report_error(cmd.output, written.error());
