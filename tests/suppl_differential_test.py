@@ -135,6 +135,14 @@ def one_case(profkit, seed, workdir, stats):
             return 'seed %d: llvm-profdata rejected the generated instr profile: %s' % (
                 seed, err.decode(errors='replace'))
         instr = 'instr.profdata'
+        if memprof and r.random() < 0.5:
+            # The MemProf flag without records: what a supplement itself writes.
+            rc, _, err = run([LLVM, 'merge', instr, '--supplement-instr-with-sample=sample.txt',
+                              '-o', 'flag_only.profdata'], d)
+            if rc != 0:
+                return 'seed %d: llvm-profdata could not supplement the input: %s' % (
+                    seed, err.decode(errors='replace'))
+            instr = 'flag_only.profdata'
     k = r.random()
     if k < 0.4:
         cs = sample_text.startswith('[')  # CS profiles have no binary encoding

@@ -168,10 +168,8 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
   // output then has an empty MemProf section.
   bool memprof_flag = false;
   std::shared_ptr<MemProfMerged> memprof;
-  if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag) {
-    auto f = MappedFile::open(inputs[0].path);
-    if (f && memprof::indexed_has_memprof_content(f->bytes())) memprof = empty_memprof();
-  }
+  if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag)
+    memprof = empty_memprof();  // with records or without: the flag is what carries over
   std::string failed_path;
   auto result = supplement_instr_file(
       inputs[0].path, cmd.suppl_sample, options,
