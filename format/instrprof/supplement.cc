@@ -268,7 +268,7 @@ Expected<void> supplement_with_samples(Profile& instr, const sampleprof::Profile
     } else if (const std::string* mapped = statics.find(name)) {
       if (*mapped != kAmbiguous) owner = mapped;
     } else {
-      entry = 0;  // an inlined function without a record: its entry is not its owner's
+      entry = 0;  // no record of its own (top-level or inlined): its entry counts for nobody
     }
     const std::string key = *owner;  // a copy: the recursion below passes it on
     Flat& f = flat.get(key);
