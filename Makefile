@@ -45,6 +45,7 @@ difftest: build
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) build/bin/irpgo_differential_test
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/sampleprof_differential_test.py build/bin/profkit
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/irpgo_order_differential_test.py build/bin/profkit
+	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/suppl_differential_test.py build/bin/profkit
 	@PROFKIT_DIFF_CASES=$$(( $(DIFF_CASES) / 3 )) python3 tests/profgen_differential_test.py \
 	  build/bin/profkit build/bin/profkit-branch-trace
 

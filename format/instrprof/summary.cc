@@ -54,7 +54,9 @@ Summary SummaryBuilder::finish(std::span<const uint32_t> cutoffs) const {
     frequency = small_frequency_[small_at];
     return true;
   };
-  unsigned __int128 sum = 0;
+  // The running sum wraps at 2^64 as LLVM's does: with counts near 2^64 the total and the
+  // sum both wrap, and LLVM's entries (hence the thresholds built on them) follow.
+  uint64_t sum = 0;
   uint64_t seen = 0;
   uint64_t last = 0;
   bool more = true;
@@ -63,7 +65,7 @@ Summary SummaryBuilder::finish(std::span<const uint32_t> cutoffs) const {
         static_cast<unsigned __int128>(s.total_block_count) * cutoff / 1000000;
     uint64_t value = 0, frequency = 0;
     while (sum < desired && more && (more = next(value, frequency))) {
-      sum += static_cast<unsigned __int128>(value) * frequency;
+      sum += value * frequency;
       seen += frequency;
       last = value;
     }

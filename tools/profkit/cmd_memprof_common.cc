@@ -82,6 +82,8 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
   return true;
 }
 
+std::shared_ptr<MemProfMerged> empty_memprof() { return std::make_shared<MemProfMerged>(); }
+
 std::string memprof_section_at(const MemProfMerged& merged, const MemProfCliOptions& options,
                                uint64_t offset) {
   memprof::IndexedWriteOptions o;

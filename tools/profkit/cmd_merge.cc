@@ -1,7 +1,8 @@
 // `profkit merge`: merges raw, indexed and text IR-PGO profiles into one indexed (or text)
 // profile, byte-identical to `llvm-profdata merge --num-threads=1` (v13/v11 vs LLVM 22,
-// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's; this file parses the
-// options, routes MemProf inputs, and writes the result.
+// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's (io/supplement's for
+// --supplement-instr-with-sample); this file parses the options, routes MemProf inputs,
+// and writes the result.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -20,9 +22,10 @@
 #include "format/instrprof/text_writer.h"
 #include "format/memprof/indexed_reader.h"
 #include "io/mapped_file.h"
-#include "io/profile_merge.h"
 #include "io/output_file.h"
 #include "symbolize/profile_correlation.h"
+#include "io/profile_merge.h"
+#include "io/supplement.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
 #include "tools/profkit/sample_cli.h"
@@ -60,6 +63,12 @@ struct MergeCommand {
   bool binary = false;        // --sample output encodings besides --text
   bool extbinary = false;
   SampleMergeOptions sample_options;
+  // --supplement-instr-with-sample=FILE and its thresholds (kept as text: parsed as
+  // llvm-profdata's cl::opt parses them).
+  std::string suppl_sample;
+  std::string suppl_min_size = "10";
+  std::string zero_counter_threshold = "0.7";
+  std::string instr_cold_threshold = "0";
 };
 
 std::optional<WeightedInput> parse_weighted(std::string_view spec) {
@@ -88,6 +97,116 @@ bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
     return true;
   }
   return instrprof::has_raw_magic(bytes.subspan(0, 8));
+}
+
+// An `unsigned` option as LLVM's command line reads it: radix from the prefix (0x, 0b, 0o,
+// a leading 0 for octal, else decimal), at most UINT_MAX.
+std::optional<uint64_t> parse_llvm_unsigned(std::string_view s) {
+  unsigned radix = 10;
+  if (s.size() > 1 && s[0] == '0') {
+    const char p = s[1];
+    if (p == 'x' || p == 'X') radix = 16, s.remove_prefix(2);
+    else if (p == 'b' || p == 'B') radix = 2, s.remove_prefix(2);
+    else if (p == 'o' || p == 'O') radix = 8, s.remove_prefix(2);
+    else radix = 8, s.remove_prefix(1);
+  }
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, static_cast<int>(radix));
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v > 0xFFFFFFFFu)
+    return std::nullopt;
+  return v;
+}
+
+// A `float` option as LLVM reads it: the whole text as a double, then narrowed.
+std::optional<float> parse_llvm_float(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return static_cast<float>(d);
+}
+
+// llvm-profdata's checks, in its order, then the supplement itself and the output.
+int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& inputs) {
+  if (inputs.empty()) {
+    report_error("merge: no input files specified");
+    return 1;
+  }
+  if (cmd.sample) {
+    report_error("-supplement-instr-with-sample can only work with -instr.");
+    return 1;
+  }
+  instrprof::SupplementOptions options;
+  const auto min_size = parse_llvm_unsigned(cmd.suppl_min_size);
+  const auto cold = parse_llvm_unsigned(cmd.instr_cold_threshold);
+  const auto zero = parse_llvm_float(cmd.zero_counter_threshold);
+  if (!min_size || !cold || !zero) {
+    report_error(std::string("merge: '") +
+                 (!min_size ? cmd.suppl_min_size : !cold ? cmd.instr_cold_threshold
+                                                         : cmd.zero_counter_threshold) +
+                 "' is not a valid value for " +
+                 (!min_size ? "--suppl-min-size-threshold" : !cold ? "--instr-prof-cold-threshold"
+                                                                   : "--zero-counter-threshold"));
+    return 1;
+  }
+  options.min_size = *min_size;
+  options.cold_threshold = *cold;
+  options.zero_counter_threshold = *zero;
+  const int version = cmd.write_prev_version ? 11 : cmd.profile_version;
+  if (version != 11 && version != 13) {
+    report_error("merge: --supplement-instr-with-sample writes version 13 or 11 only");
+    return 1;
+  }
+  if (is_stdout_path(cmd.output)) {
+    report_error("cannot write indexed profdata format to stdout");
+    return 1;
+  }
+  if (inputs.size() != 1) {
+    report_error("expect one input to be an instr profile");
+    return 1;
+  }
+  if (inputs[0].weight != 1) {
+    report_error("expect instr profile doesn't have weight");
+    return 1;
+  }
+  // llvm-profdata keeps the MemProf flag of an indexed input but none of its records: the
+  // output then has an empty MemProf section.
+  bool memprof_flag = false;
+  std::shared_ptr<MemProfMerged> memprof;
+  if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag)
+    memprof = empty_memprof();  // with records or without: the flag is what carries over
+  std::string failed_path;
+  auto result = supplement_instr_file(
+      inputs[0].path, cmd.suppl_sample, options,
+      [](std::string_view message) {
+        std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(message.size()), message.data());
+      },
+      &failed_path);
+  if (!result) {
+    report_error(failed_path, result.error());
+    return 1;
+  }
+  instrprof::Profile& merged = result->profile;
+  std::string bytes;
+  if (cmd.text) {
+    if (cmd.sparse) instrprof::drop_zero_names(merged);
+    bytes = instrprof::write_text_profile(merged, instrprof::TextFlavor::llvm22);
+  } else {
+    instrprof::IndexedWriteOptions write;
+    write.sparse = cmd.sparse;
+    write.name_refs = result->name_refs;
+    if (memprof)
+      write.memprof_section = [&](uint64_t offset) {
+        return memprof_section_at(*memprof, cmd.memprof, offset);
+      };
+    auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
+    if (!written) {
+      report_error(cmd.output, written.error());
+      return 1;
+    }
+    bytes = std::move(*written);
+  }
+  return write_output(cmd.output, bytes);
 }
 
 int run_merge(MergeCommand& cmd) {
@@ -154,9 +273,11 @@ int run_merge(MergeCommand& cmd) {
   {
     std::vector<std::string> read = cmd.memprof.profiled_binaries;
     if (!cmd.input_files.empty()) read.push_back(cmd.input_files);
+    if (!cmd.suppl_sample.empty()) read.push_back(cmd.suppl_sample);
     for (const WeightedInput& in : inputs) read.push_back(in.path);
     if (!outputs_are_safe({cmd.output}, read)) return 1;
   }
+  if (!cmd.suppl_sample.empty()) return run_supplement(cmd, inputs);
   if (cmd.sample) {
     if (cmd.failure_mode != "any" && cmd.failure_mode != "all" && cmd.failure_mode != "warn") {
       report_error("merge: --failure-mode must be 'any', 'all' or 'warn'");
@@ -372,6 +493,16 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                 "--sample with nest: also merge each nested context into its base profile");
   sub->add_flag("--extbinary-write-vtable-type-prof", so.write_vtables,
                 "--sample --extbinary: keep vtable type counts");
+  sub->add_option("--supplement-instr-with-sample", cmd->suppl_sample,
+                  "Sample profile that corrects the one IR-PGO input: functions cold in it but "
+                  "warm or hot in the samples are scaled up or given pseudo counts");
+  sub->add_option("--suppl-min-size-threshold", cmd->suppl_min_size,
+                  "Supplement: leave functions with fewer counters alone (default 10)");
+  sub->add_option("--zero-counter-threshold", cmd->zero_counter_threshold,
+                  "Supplement: above this share of zero counters, set a pseudo count instead "
+                  "of scaling (default 0.7)");
+  sub->add_option("--instr-prof-cold-threshold", cmd->instr_cold_threshold,
+                  "Supplement: instr cold threshold (default 0: from the profile summary)");
   sub->callback([cmd, &exit_status] { exit_status = run_merge(*cmd); });
 }
 

@@ -30,6 +30,9 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
 // failure never leaves a partial output. Returns the exit status.
 int write_output(const std::string& path, const std::string& bytes);
 
+// MemProf data with no records (what a supplemented indexed input keeps of its MemProf).
+std::shared_ptr<MemProfMerged> empty_memprof();
+
 // A memprof-only indexed profile, laid out as llvm-profdata 22 writes it.
 std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOptions& options);
 
