@@ -584,3 +584,33 @@ TEST(Options, FrameFoldingOptionsGetAClearError) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// An indexed input with the MemProf flag but no MemProf records (what a supplemented profile
+// is): llvm-profdata keeps the flag and writes an empty MemProf section of the requested
+// version; profkit used to drop both (the files differed at byte 16).
+TEST(Merge, TheMemProfKindOfAnInputWithoutRecordsStays) {
+  const std::string dir = work_dir("memprof_flag_only");
+  write_file(dir + "/mp.yaml",
+             "---\nHeapProfileRecords:\n  - GUID: 0x1111\n    AllocSites:\n      - Callstack:\n"
+             "          - { Function: 0x1111, LineOffset: 1, Column: 2, IsInlineFrame: false }\n"
+             "        MemInfoBlock:\n          AllocCount: 1\n          TotalSize: 8\n"
+             "          TotalLifetime: 0\n          TotalLifetimeAccessDensity: 0\n"
+             "    CallSites: []\n...\n");
+  write_file(dir + "/ir.txt", "# IR level Instrumentation Flag\n:ir\nfoo\n1000\n2\n7\n8\n\n");
+  write_file(dir + "/s.txt", "foo:100:10\n 1: 10\n 2: 90\n");
+  run_ok("llvm-profdata-22 merge " + dir + "/mp.yaml " + dir + "/ir.txt -o " + dir + "/mp.profdata");
+  run_ok("llvm-profdata-22 merge --supplement-instr-with-sample=" + dir + "/s.txt " + dir +
+         "/mp.profdata -o " + dir + "/flag_only.profdata");
+  for (const std::string opts : {"", " --memprof-version=2", " --memprof-version=4"}) {
+    run_ok("llvm-profdata-22 merge" + opts + " " + dir + "/flag_only.profdata -o " + dir + "/l.out");
+    run_ok(sh_quote(profkit_bin()) + " merge" + opts + " " + dir + "/flag_only.profdata -o " + dir +
+           "/p.out");
+    EXPECT_EQ(read_file(dir + "/p.out"), read_file(dir + "/l.out")) << opts;
+  }
+}
+
+}  // namespace
+}  // namespace profkit::test

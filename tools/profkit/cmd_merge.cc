@@ -299,9 +299,11 @@ int run_merge(MergeCommand& cmd) {
   // whose MemProf section holds records or a data-access profile take both paths: their
   // counters are merged as usual and their memprof data joins the memprof merge.
   std::vector<std::string> memprof_inputs;
+  bool memprof_flag_seen = false;  // an indexed input has the MemProf flag (with or without data)
   std::erase_if(inputs, [&](const WeightedInput& in) {
     bool memprof_flag = false;
     if (starts_with_instrprof_magic(in.path, &memprof_flag)) {  // the usual case: no mapping
+      memprof_flag_seen |= memprof_flag;
       if (memprof_flag) {
         auto f = MappedFile::open(in.path);
         if (f && memprof::indexed_has_memprof_content(f->bytes()))
@@ -318,6 +320,10 @@ int run_merge(MergeCommand& cmd) {
   if (!memprof_inputs.empty()) {
     if (!load_memprof(memprof_inputs, cmd.memprof, memprof)) return 1;
     if (inputs.empty()) return write_output(cmd.output, memprof_only_profile(*memprof, cmd.memprof));
+  } else if (memprof_flag_seen) {
+    // As llvm-profdata: the MemProf kind of an input stays in the output, with an empty
+    // MemProf section (of --memprof-version) when no input brought records.
+    memprof = empty_memprof();
   }
   if (inputs.empty()) {
     report_error("merge: no input files specified");
