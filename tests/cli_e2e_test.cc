@@ -614,3 +614,30 @@ TEST(Merge, TheMemProfKindOfAnInputWithoutRecordsStays) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// A directory input stands for every regular file under it, in llvm-profdata's walk order,
+// with the directory's weight.
+TEST(Merge, DirectoriesAsInputsLikeLlvm) {
+  const std::string dir = work_dir("directory_inputs");
+  const std::string text = "# IR level Instrumentation Flag\n:ir\n";
+  run_ok("mkdir -p " + dir + "/in/sub " + dir + "/in/sub2");
+  const char* names[] = {"a", "sub/b", "sub2/c", "z", "sub/d"};
+  for (int i = 0; i < 5; ++i)
+    write_file(dir + "/in/" + names[i] + ".proftext",
+               text + "f" + std::to_string(i) + "\n" + std::to_string(i + 1) + "\n1\n" +
+                   std::to_string(7 * i + 1) + "\n");
+  const std::string args = " " + dir + "/in --weighted-input=3," + dir + "/in/sub";
+  const CommandResult l = run_ok("llvm-profdata-22 merge --dump-input-file-list" + args);
+  const CommandResult p = run_ok(sh_quote(profkit_bin()) + " merge --dump-input-file-list" + args);
+  EXPECT_EQ(p.out, l.out);
+  EXPECT_NE(p.out.find("3," + dir + "/in/sub/b.proftext"), std::string::npos) << p.out;
+  run_ok("llvm-profdata-22 merge --num-threads=1" + args + " -o " + dir + "/l.profdata");
+  run_ok(sh_quote(profkit_bin()) + " merge" + args + " -o " + dir + "/p.profdata");
+  EXPECT_EQ(read_file(dir + "/p.profdata"), read_file(dir + "/l.profdata"));
+}
+
+}  // namespace
+}  // namespace profkit::test

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -252,7 +253,10 @@ int run_merge(MergeCommand& cmd) {
     }
   }
   // As llvm-profdata: an input that does not exist is an error before anything is read,
-  // whatever --failure-mode says (that mode is about inputs that cannot be parsed).
+  // whatever --failure-mode says (that mode is about inputs that cannot be parsed); a
+  // directory stands for every regular file under it, in the order the directory walk
+  // (readdir, depth first, following directory links) meets them, with its weight.
+  std::vector<WeightedInput> expanded;
   for (const WeightedInput& in : inputs) {
     struct stat st {};
     if (::stat(in.path.c_str(), &st) != 0) {
@@ -260,7 +264,24 @@ int run_merge(MergeCommand& cmd) {
                                   std::string("cannot read the input: ") + std::strerror(errno)});
       return 1;
     }
+    if (!S_ISDIR(st.st_mode)) {
+      expanded.push_back(in);
+      continue;
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(in.path, fs::directory_options::follow_directory_symlink, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec)) expanded.push_back({it->path().string(), in.weight});
+    }
+    if (ec) {
+      report_error(in.path, Error{ErrorCode::io, kNoOffset,
+                                  "cannot list the directory: " + ec.message()});
+      return 1;
+    }
   }
+  inputs = std::move(expanded);
   if (cmd.dump_input_file_list) {  // llvm-profdata's check of what a list expands to
     if (inputs.empty()) {
       report_error("merge: no input files specified");
