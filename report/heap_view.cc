@@ -193,10 +193,11 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
                ", " + human_bytes(static_cast<double>(s.bytes)) + ", " + grouped(s.accesses) +
                " accesses",
            static_cast<size_t>(width)));
+  // Counted in allocations: a dropped raw call stack is not one of the contexts above.
   if (p.dropped_contexts != 0)
-    line("  " + c.dim(fit(plural(p.dropped_contexts, "context") + " (" +
-                              plural(p.dropped_allocations, "allocation") +
-                              ") had no symbolizable frame",
+    line("  " + c.dim(fit("+ " + plural(p.dropped_allocations, "allocation") +
+                              " left out: no frame with debug info in " +
+                              plural(p.dropped_contexts, "call stack"),
                           static_cast<size_t>(width) - 2)));
   if (!p.absent_fields.empty()) {
     std::string names;

@@ -1,7 +1,10 @@
 // Raw/YAML memprof inputs -> merged records.
 #include "symbolize/memprof_pipeline.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "format/memprof/input_kind.h"
 #include "format/memprof/indexed_reader.h"
@@ -9,6 +12,46 @@
 #include "format/memprof/yaml_reader.h"
 
 namespace profkit::symbolize {
+
+namespace {
+
+// Counts the input's allocations and, for the contexts none of whose PCs symbolizes (the
+// ones the conversion drops), which objects their PCs lie in. Symbolizing here fills the
+// symbolizer's cache, so the conversion that follows looks nothing up twice.
+void note_dropped_objects(const memprof::MergedRaw& merged, MemProfSymbolizer& s,
+                          MemProfInputReport& report) {
+  std::map<std::string, uint64_t> by_object;
+  for (size_t m = 0; m < merged.mibs.size(); ++m) {
+    const uint64_t count = merged.mibs[m].mib.AllocCount;
+    report.alloc_count += count;
+    const std::span<const uint64_t> pcs = merged.stacks[merged.mib_stack[m]].pcs;
+    bool kept = false;
+    for (uint64_t pc : pcs) {
+      if (s.symbolize(pc) != nullptr) {
+        kept = true;
+        break;
+      }
+    }
+    if (kept) continue;
+    std::set<std::string> objects;
+    for (uint64_t pc : pcs) {
+      std::string id;
+      for (const memprof::Segment& seg : merged.segments)
+        if (pc > seg.start && pc <= seg.end) id = build_id_hex(seg.build_id);
+      objects.insert(id);
+    }
+    for (const std::string& id : objects) by_object[id] += count;
+  }
+  const std::map<std::string, std::string> given = s.matched_binaries_by_build_id();
+  for (const auto& [id, count] : by_object) {
+    const auto it = given.find(id);
+    report.dropped_objects.push_back({id, it != given.end() ? it->second : std::string(), count});
+  }
+  std::stable_sort(report.dropped_objects.begin(), report.dropped_objects.end(),
+                   [](const auto& a, const auto& b) { return a.alloc_count > b.alloc_count; });
+}
+
+}  // namespace
 
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,
@@ -43,6 +86,7 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
           return Unexpected{std::move(sym).error()};
         }
         MemProfSymbolizer* s = sym->get();
+        note_dropped_objects(merged, *s, report);
         memprof::ConversionStats stats;
         PROFKIT_TRY_ASSIGN(data, memprof::records_from_raw_consuming(
                                      std::move(merged),

@@ -19,6 +19,16 @@ struct MemProfInputReport {
   uint64_t mibs = 0;
   uint64_t dropped_mibs = 0;           // contexts with no symbolizable PC
   uint64_t dropped_alloc_count = 0;    // allocations in those contexts
+  uint64_t alloc_count = 0;            // allocations in the input (raw inputs)
+  // The objects the dropped contexts' frames lie in, most allocations first: the build id
+  // (hex; empty for frames outside every mapped object) and the allocations of the dropped
+  // contexts with a frame there.
+  struct DroppedObject {
+    std::string build_id;
+    std::string path;  // the given binary with that build id, if one was given
+    uint64_t alloc_count = 0;
+  };
+  std::vector<DroppedObject> dropped_objects;
   uint64_t stacks_kept = 0;            // raw stack entries that kept a PC
   MemProfSymbolizerStats symbolizer;   // PC counts (raw inputs)
 };

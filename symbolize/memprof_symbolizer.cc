@@ -376,6 +376,34 @@ std::string build_id_hex(std::span<const uint8_t> id) {
   return s;
 }
 
+std::map<std::string, std::string> find_system_objects(const std::set<std::string>& ids) {
+  elf_version(EV_CURRENT);
+  std::map<std::string, std::string> found;
+  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+                          "/usr/lib64", "/usr/local/lib"}) {
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(dir, ec);
+         !ec && it != std::filesystem::directory_iterator() && found.size() < ids.size();
+         it.increment(ec)) {
+      const std::string path = it->path().string();
+      if (path.find(".so") == std::string::npos || !it->is_regular_file(ec)) continue;
+      const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr); elf != nullptr) {
+        const void* id = nullptr;
+        const ssize_t n = elf_kind(elf) == ELF_K_ELF ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+        if (n > 0) {
+          const std::string hex = build_id_hex({static_cast<const uint8_t*>(id), static_cast<size_t>(n)});
+          if (ids.count(hex) != 0) found.try_emplace(hex, path);
+        }
+        elf_end(elf);
+      }
+      close(fd);
+    }
+  }
+  return found;
+}
+
 MemProfSymbolizer::~MemProfSymbolizer() = default;
 
 Expected<std::unique_ptr<MemProfSymbolizer>> MemProfSymbolizer::create(
@@ -497,6 +525,12 @@ const memprof::SymbolizedPc* MemProfSymbolizer::symbolize(uint64_t pc) {
       return nullptr;
   }
   return nullptr;
+}
+
+std::map<std::string, std::string> MemProfSymbolizer::matched_binaries_by_build_id() const {
+  std::map<std::string, std::string> out;
+  for (const auto& b : binaries_) out.try_emplace(build_id_hex(b->build_id), b->path);
+  return out;
 }
 
 std::vector<std::string> MemProfSymbolizer::matched_binaries() const {

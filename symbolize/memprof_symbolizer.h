@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -51,6 +53,8 @@ class MemProfSymbolizer {
   const MemProfSymbolizerStats& stats() const { return stats_; }
   // Binaries that were matched to at least one segment.
   std::vector<std::string> matched_binaries() const;
+  // The same, by GNU build id (hex).
+  std::map<std::string, std::string> matched_binaries_by_build_id() const;
 
   struct Binary;  // one opened ELF file with its DWARF index (internal)
   struct Mapping {
@@ -70,5 +74,11 @@ class MemProfSymbolizer {
 
 // Hex of a build id (lowercase), as llvm-profdata prints it.
 std::string build_id_hex(std::span<const uint8_t> id);
+
+// Shared objects in the system's library directories (/lib/x86_64-linux-gnu,
+// /usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64, /usr/local/lib; not recursive) whose GNU
+// build id (hex) is in `ids`: id -> path. Reads only each file's notes; for naming the
+// objects a profile's frames are in when a warning needs their names.
+std::map<std::string, std::string> find_system_objects(const std::set<std::string>& ids);
 
 }  // namespace profkit::symbolize

@@ -641,3 +641,44 @@ TEST(Merge, DirectoriesAsInputsLikeLlvm) {
 
 }  // namespace
 }  // namespace profkit::test
+
+namespace profkit::test {
+namespace {
+
+// Allocations whose call stacks have no frame with debug info (here: a thread started in a
+// library built without -g) are left out of a MemProf merge. One warning line says so, in
+// allocations, naming the objects; below 1% of the allocations only with --verbose.
+TEST(Merge, AllocationsWithoutDebugInfoGetOneLineNamingTheObjects) {
+  const std::string dir = work_dir("nodebug_warning");
+  write_file(dir + "/lib.c",
+             "#include <pthread.h>\n#include <stdlib.h>\nvoid *volatile sink;\n"
+             "static void *worker(void *a) { (void)a;\n"
+             "  for (int i = 0; i < 200; i++) { sink = malloc(32 + i); free(sink); } return 0; }\n"
+             "void start_worker(void) { pthread_t t; pthread_create(&t, 0, worker, 0);\n"
+             "  pthread_join(t, 0); }\n");
+  write_file(dir + "/app.c",
+             "#include <stdlib.h>\nvoid start_worker(void);\nvoid *volatile keep;\n"
+             "int main(int argc, char **argv) { (void)argv;\n"
+             "  for (int i = 0; i < 5000; i++) { keep = malloc(100); free(keep); }\n"
+             "  if (argc > 1) start_worker(); return 0; }\n");
+  run_ok("cd " + dir + " && gcc -O1 -fPIC -shared -fno-omit-frame-pointer lib.c -o libnodebug.so"
+         " && gcc -O1 -g -fno-omit-frame-pointer app.c -o app -L. -lnodebug -Wl,-rpath," + dir);
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok(pk + " run -o " + dir + "/many.raw -- " + dir + "/app thread");
+  run_ok(pk + " run -o " + dir + "/few.raw -- " + dir + "/app");
+  const std::string app = " --profiled-binary " + dir + "/app ";
+  CommandResult r = run_ok(pk + " merge" + app + dir + "/many.raw -o " + dir + "/m.prof");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("of the allocations ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("without debug info (build id "), std::string::npos) << r.err;
+  r = run_ok(pk + " merge" + app + "--profiled-binary " + dir + "/libnodebug.so " + dir +
+             "/many.raw -o " + dir + "/m.prof");
+  EXPECT_NE(r.err.find("libnodebug.so"), std::string::npos) << r.err;
+  // Without the thread, what is left out (if anything: the loader's own allocations) stays
+  // below 1%: silent unless --verbose.
+  r = run_ok(pk + " merge" + app + dir + "/few.raw -o " + dir + "/f.prof");
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace profkit::test

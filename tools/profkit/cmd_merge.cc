@@ -491,6 +491,8 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "MemProf section version to write: 2, 3 (default) or 4");
   sub->add_flag("--memprof-full-schema", cmd->memprof.full_schema,
                 "MemProf: store all MIB fields instead of the hot/cold schema");
+  sub->add_flag("--verbose", cmd->memprof.verbose,
+                "MemProf: report every allocation lost to missing debug info, however few");
   sub->add_flag("--instr", cmd->instr, "Instrumentation (IR-PGO) profiles (the default)");
   sub->add_flag("--sample", cmd->sample,
                 "Sample profiles (AutoFDO/CSSPGO: text, binary or extbinary inputs)");

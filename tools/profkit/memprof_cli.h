@@ -15,6 +15,7 @@ struct MemProfCliOptions {
   std::vector<std::string> profiled_binaries;  // --profiled-binary (repeatable; dirs too)
   int memprof_version = 3;                     // --memprof-version=2|3|4
   bool full_schema = false;                    // --memprof-full-schema
+  bool verbose = false;                        // --verbose: every symbolization warning
 };
 
 // True if `bytes` is a raw memprof profile or MemProf YAML (what merge routes here).
