@@ -31,7 +31,9 @@ FrameFilter FrameFilter::defaults() {
 }
 
 bool FrameFilter::folds(const HeapFrame& frame) const {
-  return regex_ != nullptr && !frame.function.empty() && std::regex_search(frame.function, *regex_);
+  if (regex_ == nullptr || frame.function.empty()) return false;
+  const std::string_view name = qualified_name(frame.function);
+  return std::regex_search(name.begin(), name.end(), *regex_);
 }
 
 std::vector<FrameFilter::Item> FrameFilter::fold(const std::vector<HeapFrame>& frames) const {
@@ -58,49 +60,54 @@ size_t FrameFilter::site_index(const std::vector<HeapFrame>& frames) const {
   return 0;
 }
 
-namespace {
-
-// Where the name's own text ends: before a top-level parameter list "(...)" (and anything
-// after it, such as " const"), but not inside "operator()" or a template argument.
-size_t name_end(std::string_view name) {
+std::string_view qualified_name(std::string_view name) {
+  size_t start = 0;
   int depth = 0;
   for (size_t i = 0; i < name.size(); ++i) {
+    const std::string_view before = name.substr(0, i);
     const char c = name[i];
-    if (c == '<' || c == '(') {
-      if (c == '(' && depth == 0) {
-        // "operator()" names the call operator; its parameters come after.
-        if (name.substr(0, i).ends_with("operator")) {
-          i += 1;
-          continue;
-        }
-        return i;
-      }
-      if (c == '<' && name.substr(0, i).ends_with("operator")) continue;  // operator<, <<
+    if (c == '(' && depth == 0 && name.substr(i).starts_with("(anonymous namespace)")) {
+      i += std::string_view("(anonymous namespace)").size() - 1;
+      continue;
+    }
+    if (before.ends_with("operator")) {
+      // operator(), operator<, operator<<, operator>, operator new ...: part of the name.
+      if (name.substr(i).starts_with("()")) ++i;
+      else if (c == '<' || c == '>') while (i + 1 < name.size() && name[i + 1] == c) ++i;
+      continue;
+    }
+    if (c == '<') {
       ++depth;
-    } else if ((c == '>' || c == ')') && depth > 0) {
-      if (c == '>' && name.substr(0, i).ends_with("operator")) continue;
+    } else if (c == '>' && depth > 0) {
       --depth;
+    } else if (c == '(') {
+      if (depth == 0) return name.substr(start, i - start);  // the parameter list
+      ++depth;
+    } else if (c == ')' && depth > 0) {
+      --depth;
+    } else if (c == ' ' && depth == 0 && i > 0 && name[i - 1] != ',') {
+      start = i + 1;  // what came before was a return type
     }
   }
-  return name.size();
+  return name.substr(start);
 }
 
-}  // namespace
-
 std::string short_function_name(std::string_view name) {
-  name = name.substr(0, name_end(name));
+  name = qualified_name(name);
   std::string out;
   int depth = 0;
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
-    const bool after_operator = std::string_view(name.substr(0, i)).ends_with("operator") ||
-                                std::string_view(name.substr(0, i)).ends_with("operator<") ||
-                                std::string_view(name.substr(0, i)).ends_with("operator>");
-    if (c == '<' && !after_operator) {
+    if (name.substr(0, i).ends_with("operator") && (c == '<' || c == '>')) {
+      out.push_back(c);  // operator<, operator<<, operator>...
+      while (i + 1 < name.size() && name[i + 1] == c) out.push_back(name[++i]);
+      continue;
+    }
+    if (c == '<') {
       if (depth++ == 0) out += "<...>";
       continue;
     }
-    if (c == '>' && depth > 0 && !after_operator) {
+    if (c == '>' && depth > 0) {
       --depth;
       continue;
     }

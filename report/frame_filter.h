@@ -26,8 +26,8 @@ class FrameFilter {
  public:
   // Folds nothing (--show-all-frames).
   FrameFilter() = default;
-  // Folds frames whose function matches `regex` (ECMAScript syntax, searched anywhere in the
-  // demangled name; anchor with ^ as needed). Fails with a one-line message for a bad regex.
+  // Folds frames whose qualified name (qualified_name: no return type, no parameters)
+  // matches `regex` (ECMAScript syntax, searched anywhere; anchor with ^ as needed). Fails with a one-line message for a bad regex.
   static Expected<FrameFilter> hiding(const std::string& regex);
   static FrameFilter defaults();
 
@@ -48,6 +48,11 @@ class FrameFilter {
  private:
   std::shared_ptr<const std::regex> regex_;
 };
+
+// The qualified name of a demangled function: without the return type demanglers print
+// before template specializations ("void std::vector<int>::_M_realloc_insert<int>(...)"),
+// without the parameter list and what follows it. What --hide-frames matches.
+std::string_view qualified_name(std::string_view name);
 
 // A C++ name with template argument lists elided and the parameter list dropped:
 // "std::vector<std::pair<int, long>, std::allocator<...> >::_M_realloc_insert<int>(...)"

@@ -28,6 +28,15 @@ TEST(FrameFilter, FoldsTheAllocatorAndContainerRunBeforeTheProgramsFrames) {
   EXPECT_EQ(f.site_index(frames), 4u);
 }
 
+TEST(FrameFilter, ReturnTypesDoNotHideContainerFrames) {
+  const FrameFilter f = FrameFilter::defaults();
+  EXPECT_TRUE(f.folds(frame("void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>"
+                            "(__gnu_cxx::__normal_iterator<int*, std::vector<int> >, int&&)")));
+  EXPECT_TRUE(f.folds(frame("std::unique_ptr<Foo>& std::vector<std::unique_ptr<Foo> >::"
+                            "emplace_back<Foo*&>(Foo*&)")));
+  EXPECT_FALSE(f.folds(frame("Archive::keep(std::string const&)")));
+}
+
 TEST(FrameFilter, AContextOfOnlyLibraryFramesIsShownWhole) {
   const std::vector<HeapFrame> frames = {frame("operator new(unsigned long)"), frame("malloc")};
   const auto items = FrameFilter::defaults().fold(frames);
@@ -56,6 +65,16 @@ TEST(ShortFunctionName, ElidesTemplateArgumentsAndParameters) {
   EXPECT_EQ(short_function_name("Foo::operator()(int)"), "Foo::operator()");
   EXPECT_EQ(short_function_name("std::map<int, int>::operator[](int const&)"),
             "std::map<...>::operator[]");
+  // Demanglers print a return type before template specializations.
+  EXPECT_EQ(short_function_name("void std::vector<int, std::allocator<int> >::_M_realloc_insert"
+                                "<int>(__gnu_cxx::__normal_iterator<int*, std::vector<int> >, int&&)"),
+            "std::vector<...>::_M_realloc_insert<...>");
+  EXPECT_EQ(short_function_name("std::unique_ptr<Foo, std::default_delete<Foo> >& std::vector<"
+                                "std::unique_ptr<Foo> >::emplace_back<Foo*&>(Foo*&)"),
+            "std::vector<...>::emplace_back<...>");
+  EXPECT_EQ(short_function_name("(anonymous namespace)::helper(int)"), "(anonymous namespace)::helper");
+  EXPECT_EQ(short_function_name("Foo::operator<<(std::ostream&)"), "Foo::operator<<");
+  EXPECT_EQ(short_function_name("read_file[abi:cxx11](char const*)"), "read_file[abi:cxx11]");
 }
 
 }  // namespace
