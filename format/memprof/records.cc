@@ -67,6 +67,30 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   for (size_t s : raw.mib_stack) raw_pcs += raw.stacks[s].pcs.size();
   table.reserve(raw.mibs.size(), raw_pcs);
 
+  // A PC's entry in `pcs`, its frames interned (leaf first) on first sight.
+  const auto intern_pc = [&](uint64_t pc) {
+    const auto fresh = static_cast<uint32_t>(pcs.size());
+    const uint32_t p = pc_index.insert(pc, fresh);
+    if (p == fresh) {
+      PcEntry e;
+      e.first = static_cast<uint32_t>(pc_frames.size());
+      if (const SymbolizedPc* s = symbolize(pc); s != nullptr) {
+        for (size_t j = 0; j < s->frames.size(); ++j) {
+          pc_frames.push_back(table.add_frame(s->frames[j]));
+          data.names.try_emplace(s->frames[j].function, s->names[j]);
+        }
+        e.count = static_cast<uint32_t>(s->frames.size());
+      }
+      pcs.push_back(e);
+    }
+    return p;
+  };
+  // The table's frame order is the order in which llvm-profdata first meets the frames: it
+  // symbolizes the stacks in its stack map's order (D.8), and a v2 file's frame table is
+  // filled in that order.
+  for (uint32_t s : raw.llvm_stack_order)
+    for (uint64_t pc : raw.stacks[s].pcs) intern_pc(pc);
+
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;
     const RawMib& mib = raw.mibs[m];
@@ -74,22 +98,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
     context.clear();
     bool leaf = true;
     for (uint64_t pc : stack.pcs) {
-      const auto fresh = static_cast<uint32_t>(pcs.size());
-      const uint32_t p = pc_index.insert(pc, fresh);
-      if (p == fresh) {
-        // First sight: intern the frames (leaf first, so the table's frame order is the
-        // order in which frames first appear in the contexts, as the writer used to find it).
-        PcEntry e;
-        e.first = static_cast<uint32_t>(pc_frames.size());
-        if (const SymbolizedPc* s = symbolize(pc); s != nullptr) {
-          for (size_t j = 0; j < s->frames.size(); ++j) {
-            pc_frames.push_back(table.add_frame(s->frames[j]));
-            data.names.try_emplace(s->frames[j].function, s->names[j]);
-          }
-          e.count = static_cast<uint32_t>(s->frames.size());
-        }
-        pcs.push_back(e);
-      }
+      const uint32_t p = intern_pc(pc);
       PcEntry& e = pcs[p];
       if (e.count == 0) continue;
       // The call-site lists below depend only on (pc, whether it is the leaf): do each once.
