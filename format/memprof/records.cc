@@ -215,34 +215,52 @@ void merge_into(MemProfData& out, const MemProfData& in) {
   }
   std::unordered_map<uint64_t, size_t> record_index;
   for (size_t i = 0; i < out.records.size(); ++i) record_index.emplace(out.records[i].guid, i);
+  // One context may be the allocation site of a record several times (two PCs on one line
+  // and column, as in an unrolled loop: llvm-profdata keeps one site per stack id), and a
+  // call-site stack may be listed twice (two PCs of one location). The k-th site of a
+  // context in `in` merges into the k-th site of that context in `out`, or is appended:
+  // runs of one program then merge as llvm-profdata merges the same runs chained in one
+  // raw file, where its sites pair up by stack id.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> at_of_stack;  // out sites per stack
+  std::unordered_map<uint32_t, uint32_t> seen;                      // in sites per stack so far
   for (const Record& r : in.records) {
     const size_t j = record_index.try_emplace(r.guid, out.records.size()).first->second;
     if (j == out.records.size()) out.records.push_back(Record{r.guid, {}, {}});
     Record& dst = out.records[j];
+    at_of_stack.clear();
+    seen.clear();
+    for (uint32_t i = 0; i < dst.alloc_sites.size(); ++i)
+      at_of_stack[dst.alloc_sites[i].stack].push_back(i);
     for (const AllocSite& a : r.alloc_sites) {
       const uint32_t stack = stack_at[a.stack];
-      AllocSite* found = nullptr;
-      for (AllocSite& d : dst.alloc_sites)
-        if (d.stack == stack) found = &d;
-      if (found == nullptr) {
-        dst.alloc_sites.push_back(AllocSite{stack, a.mib, a.histogram});
+      const uint32_t k = seen[stack]++;
+      std::vector<uint32_t>& at = at_of_stack[stack];
+      if (k < at.size()) {
+        AllocSite& d = dst.alloc_sites[at[k]];
+        merge_mib(d.mib, d.histogram, a.mib, a.histogram);
       } else {
-        merge_mib(found->mib, found->histogram, a.mib, a.histogram);
+        at.push_back(static_cast<uint32_t>(dst.alloc_sites.size()));
+        dst.alloc_sites.push_back(AllocSite{stack, a.mib, a.histogram});
       }
     }
+    at_of_stack.clear();
+    seen.clear();
+    for (uint32_t i = 0; i < dst.call_sites.size(); ++i)
+      at_of_stack[dst.call_sites[i].stack].push_back(i);
     for (const CallSite& c : r.call_sites) {
       const uint32_t stack = stack_at[c.stack];
-      CallSite* found = nullptr;
-      for (CallSite& d : dst.call_sites)
-        if (d.stack == stack) found = &d;
-      if (found == nullptr) {
+      const uint32_t k = seen[stack]++;
+      std::vector<uint32_t>& at = at_of_stack[stack];
+      if (k >= at.size()) {
+        at.push_back(static_cast<uint32_t>(dst.call_sites.size()));
         dst.call_sites.push_back(CallSite{stack, c.callee_guids});
-      } else {
-        for (uint64_t g : c.callee_guids) {
-          bool seen = false;
-          for (uint64_t h : found->callee_guids) seen = seen || h == g;
-          if (!seen) found->callee_guids.push_back(g);
-        }
+        continue;
+      }
+      CallSite& found = dst.call_sites[at[k]];
+      for (uint64_t g : c.callee_guids) {
+        bool dup = false;
+        for (uint64_t h : found.callee_guids) dup = dup || h == g;
+        if (!dup) found.callee_guids.push_back(g);
       }
     }
   }
