@@ -41,6 +41,7 @@ sys.path.insert(0, os.path.join(HERE, 'gen'))
 import memprof_program_gen  # noqa: E402
 
 LLVM = 'llvm-profdata-22'
+VERSIONS = [(v, fs) for v in (2, 3, 4) for fs in (False, True)]
 COUNTS = collections.Counter()  # comparisons made, by kind (printed at the end)
 COUNTS_LOCK = threading.Lock()
 
@@ -48,7 +49,6 @@ COUNTS_LOCK = threading.Lock()
 def count(kind):
     with COUNTS_LOCK:
         COUNTS[kind] += 1
-VERSIONS = [(v, fs) for v in (2, 3, 4) for fs in (False, True)]
 
 
 def run(args, cwd, env=None):
@@ -195,6 +195,7 @@ def build_and_run(c, r, runtime_dir):
         f.write(memprof_program_gen.generate(c.seed, cxx))
     cc = 'clang++-22' if cxx else 'clang-22'
     flags = ['-g', r.choice(['-O0', '-O2', '-O2']), '-fmemory-profile']
+    warnings = ['-Wall', '-Wextra', '-Werror']  # the generator writes clean programs
     if r.random() < 0.5:
         flags.append('-fno-omit-frame-pointer')
     pie = r.random() < 0.4
@@ -210,7 +211,7 @@ def build_and_run(c, r, runtime_dir):
         link.append('-pthread')
     if irpgo:
         link.append('-fprofile-generate')
-    rc, _, err = run([cc] + flags + ['-c', src, '-o', 'prog.o'], d)
+    rc, _, err = run([cc] + warnings + flags + ['-c', src, '-o', 'prog.o'], d)
     if rc != 0:
         c.fail('compiling failed: %s' % text(err))
         return None
@@ -286,7 +287,8 @@ def check(c, r, programs, irpgo_raw, histogram):
         for i, raw in enumerate(raws):
             modes = VERSIONS if i == 0 else [r.choice(VERSIONS)]
             for v, fs in modes:
-                c.merge(merge_args(v, fs) + [pb, raw], '%s%d_v%d%s' % (name, i, v, 'f' if fs else ''),
+                tag = '%s%d_v%d%s' % (name, i, v, 'f' if fs else '')
+                c.merge(merge_args(v, fs) + [pb, raw], tag,
                         histogram_pointer=histogram and fs)
             c.show_raw(binary, raw, '%s%d' % (name, i))
         # Chained profiles: the runs without ASLR (equal segments) concatenated.

@@ -68,8 +68,8 @@ def generate(seed, cxx):
         kind = rng.choice(kinds)
         size = rng.choice(sizes)
         hot = rng.choice([0, 1, 1, 4, 20])
-        fate = rng.choice(['free', 'free', 'keep', 'leak'] if kind in ('malloc', 'calloc', 'realloc')
-                          else ['free', 'free', 'leak'])
+        libc = kind in ('malloc', 'calloc', 'realloc')
+        fate = rng.choice(['free', 'free', 'keep', 'leak'] if libc else ['free', 'free', 'leak'])
         recursive = rng.random() < 0.25
         body = []
         if recursive:
@@ -101,12 +101,14 @@ def generate(seed, cxx):
             body.append('  sink += (long)(size_t)p & 1;')
         body.append('  return s;')
         out.append('NI long a%d(int arg, int depth) {' % k)
+        out.append('  (void)depth;')
         out += body
         out.append('}')
     # Middle functions: call alloc sites and later middle functions (a DAG), some in loops,
     # some guarded by the argument, some recursive.
     for m in reversed(range(nmid)):
         out.append('NI long m%d(int arg, int depth) {' % m)
+        out.append('  (void)depth;')
         out.append('  long s = 0;')
         if rng.random() < 0.3:
             out.append('  if (depth > 0) s += m%d(arg, depth - 1);' % m)
@@ -120,7 +122,8 @@ def generate(seed, cxx):
             if rng.random() < 0.3:
                 guard = 'if (arg %% %d == %d) ' % (rng.randint(2, 3), rng.randint(0, 1))
             if rng.random() < 0.4:
-                out.append('  for (int i = 0; i < %d + arg; ++i) %s%s' % (rng.randint(1, 5), guard, call))
+                out.append('  for (int i = 0; i < %d + arg; ++i) %s%s' % (
+                    rng.randint(1, 5), guard, call))
             else:
                 out.append('  %s%s' % (guard, call))
         if rng.random() < 0.3:
@@ -150,7 +153,8 @@ def generate(seed, cxx):
     if threads:
         n = rng.randint(1, 3)
         out.append('  pthread_t t[%d];' % n)
-        out.append('  for (int i = 0; i < %d; ++i) pthread_create(&t[i], 0, thread_main, (void *)(long)(arg + i));' % n)
+        out.append('  for (int i = 0; i < %d; ++i)' % n)
+        out.append('    pthread_create(&t[i], 0, thread_main, (void *)(long)(arg + i));')
         out.append('  for (int i = 0; i < %d; ++i) pthread_join(t[i], 0);' % n)
     if rng.random() < 0.5:
         out.append('  release(%d);' % rng.choice([0, 0, 3]))
