@@ -194,7 +194,7 @@ def build_and_run(c, r, runtime_dir):
     with open(os.path.join(d, src), 'w') as f:
         f.write(memprof_program_gen.generate(c.seed, cxx))
     cc = 'clang++-22' if cxx else 'clang-22'
-    flags = ['-g', r.choice(['-O0', '-O2', '-O2']), '-fmemory-profile']
+    flags = ['-g', r.choice(['-O0', '-O1', '-O2', '-O2']), '-fmemory-profile']
     warnings = ['-Wall', '-Wextra', '-Werror']  # the generator writes clean programs
     if r.random() < 0.5:
         flags.append('-fno-omit-frame-pointer')

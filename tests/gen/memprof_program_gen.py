@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A random C or C++ program for differential tests of the MemProf raw -> indexed path.
 
-From a seed: a call DAG of functions reaching allocation sites (malloc, calloc, realloc,
+From a seed: a call DAG of functions (some inlined) reaching allocation sites (malloc, calloc, realloc,
 and in C++ new / new[]) whose sizes come from a few values, so MIBs tie; shared callees
 give one site several contexts; self-recursion of a random depth; loops; blocks freed at
 once, later by the caller, in another function, or never (live at exit, kept in a global
@@ -31,11 +31,22 @@ def generate(seed, cxx):
     nmid = rng.randint(1, 8)
     nroot = rng.randint(1, 4)
     kinds = ['malloc', 'calloc', 'realloc'] + (['new', 'new[]'] if cxx else [])
+    # Some functions may or must be inlined (at -O1/-O2): their frames become inline frames,
+    # and a context goes to the record of every function up to the first non-inlined one.
+    # A separate generator, so the other choices of a seed stay what they were.
+    inline_rng = random.Random(seed * 31 + 7)
+
+    def linkage(recursive):
+        if recursive:
+            return 'NI'
+        return inline_rng.choice(['NI', 'NI', 'AI', 'PL'])
     out = ['#include <stdlib.h>', '#include <string.h>']
     if threads:
         out.append('#include <pthread.h>')
     out += ['',
             '#define NI __attribute__((noinline, unused))',
+            '#define AI static inline __attribute__((always_inline, unused))',
+            '#define PL static __attribute__((unused))',
             'static void *live[4096];',
             'static int nlive;',
             'volatile long sink;',
@@ -100,17 +111,18 @@ def generate(seed, cxx):
         else:
             body.append('  sink += (long)(size_t)p & 1;')
         body.append('  return s;')
-        out.append('NI long a%d(int arg, int depth) {' % k)
+        out.append('%s long a%d(int arg, int depth) {' % (linkage(recursive), k))
         out.append('  (void)depth;')
         out += body
         out.append('}')
     # Middle functions: call alloc sites and later middle functions (a DAG), some in loops,
     # some guarded by the argument, some recursive.
     for m in reversed(range(nmid)):
-        out.append('NI long m%d(int arg, int depth) {' % m)
+        recursive = rng.random() < 0.3
+        out.append('%s long m%d(int arg, int depth) {' % (linkage(recursive), m))
         out.append('  (void)depth;')
         out.append('  long s = 0;')
-        if rng.random() < 0.3:
+        if recursive:
             out.append('  if (depth > 0) s += m%d(arg, depth - 1);' % m)
         for _ in range(rng.randint(1, 4)):
             if m + 1 < nmid and rng.random() < 0.5:
