@@ -177,6 +177,31 @@ def same_ids(paths):
     return len(set(ids.values())) == len(ids)
 
 
+def repeats_an_id(path):
+    """True when a profile of the raw file lists a stack id in two MIB entries (our runtime
+    does, for a context with blocks freed on two threads or freed and live)."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    pos = 0
+    while pos + 48 <= len(data):
+        _, version, total, _, mib_off, _ = struct.unpack_from('<6Q', data, pos)
+        if total == 0 or version != 5:
+            return False
+        p = pos + mib_off
+        (n,) = struct.unpack_from('<Q', data, p)
+        p += 8
+        ids = set()
+        for _ in range(n):
+            (sid,) = struct.unpack_from('<Q', data, p)
+            (hist,) = struct.unpack_from('<I', data, p + 8 + 0x84)  # AccessHistogramSize
+            p += 8 + 144 + 2 * hist
+            if sid in ids:
+                return True
+            ids.add(sid)
+        pos += total
+    return False
+
+
 def concat(d, paths, out):
     with open(os.path.join(d, out), 'wb') as o:
         for p in paths:
@@ -309,12 +334,19 @@ def check(c, r, programs, irpgo_raw, histogram):
             pool = same_arg if len(same_arg) >= 2 and r.random() < 0.5 else raws
             inputs = r.sample(pool, r.randint(2, len(pool)))
             v, fs = r.choice(VERSIONS)
-            margs = merge_args(v, fs) + [pb]
             paths = [os.path.join(c.d, p) for p in inputs]
             if (not histogram and all(runs[raws.index(p)][1] for p in inputs)
                     and same_ids(paths)):
-                # llvm-profdata's merge of the profiles chained in one file is the oracle.
+                # llvm-profdata's merge of the profiles chained in one file is the oracle. It
+                # folds a chain's MIB entries of one id one by one, we fold each file's first
+                # and then the files: the same sums, minima, maxima and last values, but the
+                # same-CPU and lifetime-overlap counts (whose rule drops the merged MIB's own
+                # count) differ when a file lists an id twice. Then the default schema only
+                # (docs/formats/memprof.md D.7).
+                if fs and any(repeats_an_id(p) for p in paths):
+                    fs = False
                 count('several inputs, against their chain')
+                margs = merge_args(v, fs) + [pb]
                 cat = concat(c.d, inputs, name + '.multi.raw')
                 rl, _, el = run([LLVM, 'merge'] + margs + [cat, '-o', name + '_multi.ref'], c.d)
                 rp, _, ep = run([c.profkit, 'merge'] + margs + inputs + ['-o', name + '_multi.pk'],
@@ -322,7 +354,7 @@ def check(c, r, programs, irpgo_raw, histogram):
                 if rl != 0 or rp != 0:
                     c.fail('%s_multi: llvm-profdata (chained) exit %d, profkit exit %d: %s' % (
                         name, rl, rp, text(el + ep)))
-                elif not (histogram and fs):
+                else:
                     with open(os.path.join(c.d, name + '_multi.ref'), 'rb') as f:
                         a = f.read()
                     with open(os.path.join(c.d, name + '_multi.pk'), 'rb') as f:
@@ -334,6 +366,7 @@ def check(c, r, programs, irpgo_raw, histogram):
             else:
                 # llvm-profdata keeps the first input's records: only the status is comparable.
                 count('several inputs, status only')
+                margs = merge_args(v, fs) + [pb]
                 rl, _, el = run([LLVM, 'merge'] + margs + inputs + ['-o', name + '_multi.ref'], c.d)
                 rp, _, ep = run([c.profkit, 'merge'] + margs + inputs + ['-o', name + '_multi.pk'],
                                 c.d)
