@@ -3,8 +3,8 @@
 memprof profiles of random programs.
 
 Each case (one seed) writes a random C or C++ program (tests/gen/memprof_program_gen.py),
-builds it with clang-22 -fmemory-profile and random flags (-O0/-O2, frame pointers or not,
-PIE or not, access histograms or not, sometimes -fprofile-generate too), links it once
+builds it with clang-22 -fmemory-profile and random flags (-O0/-O1/-O2, frame pointers or
+not, PIE or not, access histograms or not, sometimes -fprofile-generate too), links it once
 with compiler-rt's runtime and once with profkit's, and runs each 1-4 times with different
 arguments (some runs without ASLR and with a repeated argument, so that their raw files
 can be chained into one). Then both tools run the same command lines and must agree on
@@ -18,8 +18,13 @@ the exit status and, on success, on every output byte:
   * several raw files as separate inputs, where llvm-profdata keeps the first input's
     records only (docs/memprof.md): when the inputs' stack ids mean the same PCs in every
     run, profkit's record-by-record merge must give llvm-profdata's merge of the same
-    profiles chained in one file; otherwise only the exit status is compared;
-  * IR-PGO raw and text profiles of the same program merged with its memprof profile.
+    profiles chained in one file (the default schema only when a file lists an id twice:
+    docs/formats/memprof.md D.7); otherwise only the exit status is compared;
+  * IR-PGO raw and text profiles of the same program merged with its memprof profile;
+  * raw files of both runtimes' binaries in one merge with one binary (exit status only).
+Full-schema files of histogram builds store each writer's heap pointer as AccessHistogram:
+they are compared through `show --memory` instead, that line masked. Raw files with
+histograms are never chained (llvm-profdata 22 crashes on them, B.5).
 
 usage: memprof_differential_test.py PROFKIT RUNTIME_DIR [CASES]
   PROFKIT_DIFF_SEED=S    run only case S (replay a failure)
