@@ -48,6 +48,8 @@ difftest: build
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/suppl_differential_test.py build/bin/profkit
 	@PROFKIT_DIFF_CASES=$$(( $(DIFF_CASES) / 3 )) python3 tests/profgen_differential_test.py \
 	  build/bin/profkit build/bin/profkit-branch-trace
+	@PROFKIT_DIFF_CASES=$$(( $(DIFF_CASES) / 3 )) python3 tests/memprof_differential_test.py \
+	  build/bin/profkit build/lib
 
 test: test-release test-asan
 	@echo "make test: all tests passed in the Release and ASan+UBSan builds"

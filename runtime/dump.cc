@@ -432,7 +432,8 @@ void write_text(const MibTable& table) {
 // Writes the MIBs of several tables (every thread's freed-block table and the table of
 // live blocks) without merging them first: a context id may appear in more than one MIB
 // record, which llvm-profdata merges by id (docs/formats/memprof.md D.5; checked with llvm-profdata-22), so a
-// dump needs no copy of the tables. Each id's stack is written once.
+// dump needs no copy of the tables. Each id's stack is written once. Not for histograms
+// (dump_profile merges those first: llvm-profdata 22 crashes on their duplicates).
 void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments) {
   const uint32_t ids = depot_size();
   const uint64_t bitmap_bytes = (uint64_t{ids} + 64) / 8;
@@ -624,7 +625,7 @@ int dump_profile(bool at_exit) {
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) thread_state_at(t)->lock.lock();
   MibTable live;    // live blocks "as if freed now" (A.9)
-  MibTable merged;  // text output only: one block per context, as compiler-rt prints
+  MibTable merged;  // text and histogram output: one block per context, as compiler-rt writes
   // Live tracked blocks: each was counted where it was made and, once freed, where it was
   // freed (a free the runtime could not record leaves it counted: never too few). The span
   // walk stops when it has found the small ones, at once when everything was freed.
@@ -644,14 +645,23 @@ int dump_profile(bool at_exit) {
   }
   const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
   heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
-  if (text) {
+  // Histogram profiles are merged here too: llvm-profdata 22 merges two MIBs of one id
+  // whose histograms have the same length by freeing the histogram it keeps (a double
+  // free: it crashes), so a raw file with histograms must list each id once.
+  const bool merge = text || g.histogram;
+  if (merge) {
     for (uint32_t t = 0; t <= threads; ++t) {
       const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;
       for (uint32_t i = 0; i < source.size; ++i)
         if (source.entries[i].context_id != 0)
           merge_aggregate(&merged, source.entries[i].context_id, source.entries[i].mib);
     }
+  }
+  if (text) {
     write_text(merged);
+  } else if (segments.items != nullptr && merge) {
+    const MibTable* one = &merged;
+    write_raw(&one, 1, segments);
   } else if (segments.items != nullptr) {
     const size_t bytes = sizeof(MibTable*) * (threads + 1);
     auto* tables = static_cast<const MibTable**>(arena_alloc(bytes));

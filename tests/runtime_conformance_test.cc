@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "format/bytes/cursor.h"
+#include "format/memprof/raw_reader.h"
 #include "tests/support/harness.h"
 #include "tests/support/memprof_show.h"
 
@@ -215,6 +217,25 @@ TEST(Default, ThreadsAndCrossThreadFrees) {
                  {"_Z11make_sharedl:1:21>main:8:45", 500, 1000, 2, 2, 20000},
                  {"_Z11make_sharedl:1:21>main:9:45", 500, 1000, 2, 2, 20000}},
                 "mt");
+}
+
+TEST(Default, HistogramProfileListsEachContextOnce) {
+  // One context with freed blocks (in the thread's table) and live ones (in the dump's
+  // table of live blocks). Written as two MIB entries, llvm-profdata 22 merges their
+  // equal-length histograms with a double free and crashes (docs/formats/memprof.md B.5),
+  // so a histogram profile lists each id once.
+  const Binaries& b = build("freed_and_live_hist", "freed_and_live.c", "-mllvm -memprof-histogram");
+  const auto files = profile(b.ours, "freed_and_live_hist.default", "");
+  ASSERT_EQ(files.size(), 1u);
+  const std::string bytes = profkit::test::read_file(files[0]);
+  auto profiles = profkit::memprof::read_raw_profiles(profkit::as_bytes(bytes));
+  ASSERT_TRUE(profiles.has_value());
+  ASSERT_EQ(profiles->size(), 1u);
+  std::set<uint64_t> ids;
+  for (const auto& m : profiles->front().mibs) EXPECT_TRUE(ids.insert(m.stack_id).second) << m.stack_id;
+  const Contexts got = show(b.ours, files[0]);  // llvm-profdata-22 reads it
+  ASSERT_TRUE(got.count("mk:1:13>main:2:15")) << "context missing";
+  EXPECT_EQ(got.at("mk:1:13>main:2:15").at("AllocCount"), "4");
 }
 
 TEST(Default, CrossThreadFreesComeBackWhenTheFreeingThreadExits) {

@@ -97,43 +97,50 @@ std::vector<uint32_t> string_map_order(std::span<const std::string_view> keys,
   return order;
 }
 
-std::vector<uint64_t> dense_map_order(std::span<const uint64_t> keys, DenseMapHash hash_kind) {
+std::vector<uint64_t> dense_map_order(std::span<const uint64_t> keys, DenseMapHash hash_kind,
+                                      size_t inline_buckets) {
   auto hash = [&](uint64_t v) -> uint32_t {
     if (hash_kind == DenseMapHash::llvm14) return static_cast<uint32_t>(v * 37u);
     uint64_t x = v * 0xBF58476D1CE4E5B9ull;
     x ^= x >> 31;
     return static_cast<uint32_t>(x);
   };
-  std::vector<uint64_t> slots(4);
-  std::vector<bool> used(4, false);
+  std::vector<uint64_t> slots(inline_buckets);
+  std::vector<bool> used(inline_buckets, false);
   size_t n = 0;
-  auto place = [&](std::vector<uint64_t>& s, std::vector<bool>& u, uint64_t v) {
+  // The bucket holding `v`, or the empty bucket where its probe sequence ends (quadratic
+  // probing as LLVM's LookupBucketFor; no tombstones, nothing is erased).
+  auto lookup = [&](const std::vector<uint64_t>& s, const std::vector<bool>& u, uint64_t v) {
     const size_t mask = s.size() - 1;
     size_t b = hash(v) & mask;
     size_t probe = 1;
-    while (u[b]) b = (b + probe++) & mask;
-    s[b] = v;
-    u[b] = true;
+    while (u[b] && s[b] != v) b = (b + probe++) & mask;
+    return b;
   };
   for (uint64_t v : keys) {
-    bool present = false;
-    for (size_t i = 0; i < slots.size(); ++i)
-      if (used[i] && slots[i] == v) present = true;
-    if (present) continue;
+    if (!slots.empty() && used[lookup(slots, used, v)]) continue;
     if ((n + 1) * 4 >= slots.size() * 3) {
-      size_t size = slots.size() * 2;
-      if (size > 4) size = std::max<size_t>(64, size);
+      // grow(NumBuckets * 2): a DenseMap's (and a SmallDenseMap's first heap) table has at
+      // least 64 buckets.
+      const size_t size = std::max<size_t>(64, slots.size() * 2);
       std::vector<uint64_t> s(size);
       std::vector<bool> u(size, false);
       for (size_t i = 0; i < slots.size(); ++i)
-        if (used[i]) place(s, u, slots[i]);
+        if (used[i]) {
+          const size_t b = lookup(s, u, slots[i]);
+          s[b] = slots[i];
+          u[b] = true;
+        }
       slots.swap(s);
       used.swap(u);
     }
-    place(slots, used, v);
+    const size_t b = lookup(slots, used, v);
+    slots[b] = v;
+    used[b] = true;
     ++n;
   }
   std::vector<uint64_t> order;
+  order.reserve(n);
   for (size_t i = 0; i < slots.size(); ++i)
     if (used[i]) order.push_back(slots[i]);
   return order;

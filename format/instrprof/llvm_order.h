@@ -2,8 +2,8 @@
 // output bytes (docs/formats/irpgo.md 3.5.3, 3.6, 3.8.4 and Appendix A):
 //   - OnDiskChainedHashTableGenerator bucket placement,
 //   - llvm::StringMap iteration order (djb hash in LLVM 14; xxh3 for StringSet in 22),
-//   - SmallDenseMap<uint64_t, ...> iteration order (x*37 in LLVM 14, a splitmix-style mix
-//     in LLVM 22).
+//   - DenseMap / SmallDenseMap<uint64_t, ...> iteration order (x*37 in LLVM 14, a
+//     splitmix-style mix in LLVM 22).
 // These are facts about LLVM's data structures, reimplemented from the spec's description.
 #pragma once
 
@@ -27,9 +27,10 @@ std::vector<uint32_t> string_map_order(std::span<const std::string_view> keys, S
 
 enum class DenseMapHash { llvm14, llvm22 };
 
-// Iteration order of a SmallDenseMap<uint64_t, T, 4> into which `keys` were inserted in order
-// (duplicates ignored). Returns the keys in iteration order.
-std::vector<uint64_t> dense_map_order(std::span<const uint64_t> keys, DenseMapHash hash);
+// Iteration order of a SmallDenseMap<uint64_t, T, inline_buckets> (0: a DenseMap) into which
+// `keys` were inserted in order (duplicates ignored). Returns the keys in iteration order.
+std::vector<uint64_t> dense_map_order(std::span<const uint64_t> keys, DenseMapHash hash,
+                                      size_t inline_buckets = 4);
 
 uint32_t djb_hash(std::string_view s);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "format/bytes/flat_map.h"
+#include "format/instrprof/llvm_order.h"
 
 namespace profkit::memprof {
 namespace {
@@ -257,7 +258,19 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
   out.segments = profiles.front().segments;
   FlatMap64 mib_index;    // stack id -> index in out.mibs
   FlatMap64 stack_index;  // stack id -> index in out.stacks
+  // llvm-profdata's stack map (D.8): the first profile's ids inserted in file order, each
+  // later profile's new ids in the iteration order of that profile's own map.
+  std::vector<uint64_t> llvm_insertions;
   for (RawProfile& p : profiles) {
+    std::vector<uint64_t> ids;
+    ids.reserve(p.stacks.size());
+    for (const RawStack& st : p.stacks) ids.push_back(st.stack_id);
+    if (llvm_insertions.empty()) {
+      llvm_insertions = std::move(ids);
+    } else {
+      const auto order = instrprof::dense_map_order(ids, instrprof::DenseMapHash::llvm22, 0);
+      llvm_insertions.insert(llvm_insertions.end(), order.begin(), order.end());
+    }
     out.version = p.version;
     if (p.segments != out.segments)
       return malformed(p.file_offset,
@@ -292,6 +305,9 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
                                           std::to_string(r.stack_id));
     out.mib_stack.push_back(at);
   }
+  const auto order = instrprof::dense_map_order(llvm_insertions, instrprof::DenseMapHash::llvm22, 0);
+  out.llvm_stack_order.reserve(order.size());
+  for (uint64_t id : order) out.llvm_stack_order.push_back(stack_index.find(id));
   return out;
 }
 

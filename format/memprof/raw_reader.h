@@ -88,6 +88,9 @@ struct MergedRaw {
   std::vector<RawStack> stacks;         // in first-seen order, one per id
   // Index into `stacks` for each entry of `mibs` (every MIB has a stack).
   std::vector<size_t> mib_stack;
+  // Indices into `stacks` in the order llvm-profdata 22 iterates its stack map (a DenseMap
+  // keyed by stack id), which is the order it first meets the frames (D.8).
+  std::vector<uint32_t> llvm_stack_order;
   std::vector<std::vector<uint64_t>> pc_pools;  // the profiles' pools `stacks` point into
 
   MergedRaw() = default;

@@ -67,6 +67,30 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
   for (size_t s : raw.mib_stack) raw_pcs += raw.stacks[s].pcs.size();
   table.reserve(raw.mibs.size(), raw_pcs);
 
+  // A PC's entry in `pcs`, its frames interned (leaf first) on first sight.
+  const auto intern_pc = [&](uint64_t pc) {
+    const auto fresh = static_cast<uint32_t>(pcs.size());
+    const uint32_t p = pc_index.insert(pc, fresh);
+    if (p == fresh) {
+      PcEntry e;
+      e.first = static_cast<uint32_t>(pc_frames.size());
+      if (const SymbolizedPc* s = symbolize(pc); s != nullptr) {
+        for (size_t j = 0; j < s->frames.size(); ++j) {
+          pc_frames.push_back(table.add_frame(s->frames[j]));
+          data.names.try_emplace(s->frames[j].function, s->names[j]);
+        }
+        e.count = static_cast<uint32_t>(s->frames.size());
+      }
+      pcs.push_back(e);
+    }
+    return p;
+  };
+  // The table's frame order is the order in which llvm-profdata first meets the frames: it
+  // symbolizes the stacks in its stack map's order (D.8), and a v2 file's frame table is
+  // filled in that order.
+  for (uint32_t s : raw.llvm_stack_order)
+    for (uint64_t pc : raw.stacks[s].pcs) intern_pc(pc);
+
   for (size_t m = 0; m < raw.mibs.size(); ++m) {
     ++local.mibs;
     const RawMib& mib = raw.mibs[m];
@@ -74,22 +98,7 @@ Expected<MemProfData> convert(const MergedRaw& raw, MergedRaw* consume,
     context.clear();
     bool leaf = true;
     for (uint64_t pc : stack.pcs) {
-      const auto fresh = static_cast<uint32_t>(pcs.size());
-      const uint32_t p = pc_index.insert(pc, fresh);
-      if (p == fresh) {
-        // First sight: intern the frames (leaf first, so the table's frame order is the
-        // order in which frames first appear in the contexts, as the writer used to find it).
-        PcEntry e;
-        e.first = static_cast<uint32_t>(pc_frames.size());
-        if (const SymbolizedPc* s = symbolize(pc); s != nullptr) {
-          for (size_t j = 0; j < s->frames.size(); ++j) {
-            pc_frames.push_back(table.add_frame(s->frames[j]));
-            data.names.try_emplace(s->frames[j].function, s->names[j]);
-          }
-          e.count = static_cast<uint32_t>(s->frames.size());
-        }
-        pcs.push_back(e);
-      }
+      const uint32_t p = intern_pc(pc);
       PcEntry& e = pcs[p];
       if (e.count == 0) continue;
       // The call-site lists below depend only on (pc, whether it is the leaf): do each once.
@@ -206,34 +215,52 @@ void merge_into(MemProfData& out, const MemProfData& in) {
   }
   std::unordered_map<uint64_t, size_t> record_index;
   for (size_t i = 0; i < out.records.size(); ++i) record_index.emplace(out.records[i].guid, i);
+  // One context may be the allocation site of a record several times (two PCs on one line
+  // and column, as in an unrolled loop: llvm-profdata keeps one site per stack id), and a
+  // call-site stack may be listed twice (two PCs of one location). The k-th site of a
+  // context in `in` merges into the k-th site of that context in `out`, or is appended:
+  // runs of one program then merge as llvm-profdata merges the same runs chained in one
+  // raw file, where its sites pair up by stack id.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> at_of_stack;  // out sites per stack
+  std::unordered_map<uint32_t, uint32_t> seen;                      // in sites per stack so far
   for (const Record& r : in.records) {
     const size_t j = record_index.try_emplace(r.guid, out.records.size()).first->second;
     if (j == out.records.size()) out.records.push_back(Record{r.guid, {}, {}});
     Record& dst = out.records[j];
+    at_of_stack.clear();
+    seen.clear();
+    for (uint32_t i = 0; i < dst.alloc_sites.size(); ++i)
+      at_of_stack[dst.alloc_sites[i].stack].push_back(i);
     for (const AllocSite& a : r.alloc_sites) {
       const uint32_t stack = stack_at[a.stack];
-      AllocSite* found = nullptr;
-      for (AllocSite& d : dst.alloc_sites)
-        if (d.stack == stack) found = &d;
-      if (found == nullptr) {
-        dst.alloc_sites.push_back(AllocSite{stack, a.mib, a.histogram});
+      const uint32_t k = seen[stack]++;
+      std::vector<uint32_t>& at = at_of_stack[stack];
+      if (k < at.size()) {
+        AllocSite& d = dst.alloc_sites[at[k]];
+        merge_mib(d.mib, d.histogram, a.mib, a.histogram);
       } else {
-        merge_mib(found->mib, found->histogram, a.mib, a.histogram);
+        at.push_back(static_cast<uint32_t>(dst.alloc_sites.size()));
+        dst.alloc_sites.push_back(AllocSite{stack, a.mib, a.histogram});
       }
     }
+    at_of_stack.clear();
+    seen.clear();
+    for (uint32_t i = 0; i < dst.call_sites.size(); ++i)
+      at_of_stack[dst.call_sites[i].stack].push_back(i);
     for (const CallSite& c : r.call_sites) {
       const uint32_t stack = stack_at[c.stack];
-      CallSite* found = nullptr;
-      for (CallSite& d : dst.call_sites)
-        if (d.stack == stack) found = &d;
-      if (found == nullptr) {
+      const uint32_t k = seen[stack]++;
+      std::vector<uint32_t>& at = at_of_stack[stack];
+      if (k >= at.size()) {
+        at.push_back(static_cast<uint32_t>(dst.call_sites.size()));
         dst.call_sites.push_back(CallSite{stack, c.callee_guids});
-      } else {
-        for (uint64_t g : c.callee_guids) {
-          bool seen = false;
-          for (uint64_t h : found->callee_guids) seen = seen || h == g;
-          if (!seen) found->callee_guids.push_back(g);
-        }
+        continue;
+      }
+      CallSite& found = dst.call_sites[at[k]];
+      for (uint64_t g : c.callee_guids) {
+        bool dup = false;
+        for (uint64_t h : found.callee_guids) dup = dup || h == g;
+        if (!dup) found.callee_guids.push_back(g);
       }
     }
   }

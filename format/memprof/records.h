@@ -86,8 +86,9 @@ Expected<MemProfData> records_from_raw_consuming(MergedRaw&& raw, const PcSymbol
                                                  ConversionStats* stats = nullptr);
 
 // Merges `in` into `out` record by record: allocation sites with the same context get their
-// MIBs merged (A.8 rules), call sites are united. Beyond llvm-profdata, which keeps only the
-// first memprof input (D.7).
+// MIBs merged (A.8 rules), call sites are united. A context listed k times in a record
+// (several PCs of one source location) pairs up in order: the i-th of `in` merges into the
+// i-th of `out` (D.7). Beyond llvm-profdata, which keeps only the first memprof input.
 void merge_into(MemProfData& out, const MemProfData& in);
 
 // The six MemProf summary values (C.8).
