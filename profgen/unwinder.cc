@@ -78,39 +78,42 @@ bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
 // sequential sort, and 24 bytes per pair instead of a 64-byte node.
 class PairCounts {
  public:
-  void add(uint64_t first, uint64_t second, uint64_t n) {
-    items_.push_back(Item{first, second, n});
-    if (items_.size() - sorted_ >= std::max<size_t>(sorted_, 16)) compact();
-  }
-  // Moves the counts into `out` (summed with what it holds) and empties this.
-  void move_to(RangeCounts& out) {
-    compact();
-    for (const Item& i : items_) out[{i.first, i.second}] += i.n;
-    items_ = {};
-    sorted_ = 0;
-  }
-
- private:
   struct Item {
     uint64_t first, second, n;
     bool operator<(const Item& o) const {
       return first != o.first ? first < o.first : second < o.second;
     }
   };
-  void compact() {
+  // `scratch`: a buffer for merging, shared by all counts.
+  void add(uint64_t first, uint64_t second, uint64_t n, std::vector<Item>& scratch) {
+    items_.push_back(Item{first, second, n});
+    if (items_.size() - sorted_ >= std::max<size_t>(sorted_, 16)) compact(scratch);
+  }
+  // Moves the counts into `out` (summed with what it holds) and empties this.
+  void move_to(RangeCounts& out, std::vector<Item>& scratch) {
+    compact(scratch);
+    for (const Item& i : items_) out[{i.first, i.second}] += i.n;
+    items_ = {};
+    sorted_ = 0;
+  }
+
+ private:
+  void compact(std::vector<Item>& scratch) {
     const auto mid = items_.begin() + static_cast<int64_t>(sorted_);
     std::sort(mid, items_.end());
-    std::inplace_merge(items_.begin(), mid, items_.end());
-    size_t w = 0;
-    for (size_t r = 0; r < items_.size(); ++r) {
-      if (w > 0 && items_[w - 1].first == items_[r].first &&
-          items_[w - 1].second == items_[r].second)
-        items_[w - 1].n += items_[r].n;
+    scratch.clear();
+    auto put = [&](const Item& i) {
+      if (!scratch.empty() && scratch.back().first == i.first && scratch.back().second == i.second)
+        scratch.back().n += i.n;
       else
-        items_[w++] = items_[r];
-    }
-    items_.resize(w);
-    sorted_ = w;
+        scratch.push_back(i);
+    };
+    auto a = items_.begin(), b = mid;
+    while (a != mid && b != items_.end()) put(*b < *a ? *b++ : *a++);
+    for (; a != mid; ++a) put(*a);
+    for (; b != items_.end(); ++b) put(*b);
+    items_.assign(scratch.begin(), scratch.end());
+    sorted_ = items_.size();
   }
   std::vector<Item> items_;  // [0, sorted_) sorted and unique, then the unsorted tail
   size_t sorted_ = 0;
@@ -168,10 +171,11 @@ class Unwinder {
 
   std::vector<CsCounter> take() {
     for (size_t i = 0; i < counters_.size(); ++i) {
-      pending_[i].ranges.move_to(counters_[i].counter.ranges);
-      pending_[i].branches.move_to(counters_[i].counter.branches);
+      pending_[i].ranges.move_to(counters_[i].counter.ranges, scratch_);
+      pending_[i].branches.move_to(counters_[i].counter.branches, scratch_);
     }
     pending_.clear();
+    scratch_ = {};
     return std::move(counters_);
   }
 
@@ -299,8 +303,9 @@ class Unwinder {
     }
     Pending& c = pending_[it->second];
     for (const auto& [start, end, n] : node->ranges)
-      if (start <= end) c.ranges.add(start, end, n);
-    for (const auto& [source, target, n] : node->branches) c.branches.add(source, target, n);
+      if (start <= end) c.ranges.add(start, end, n, scratch_);
+    for (const auto& [source, target, n] : node->branches)
+      c.branches.add(source, target, n, scratch_);
   }
 
   // Source frames of a stack of addresses (root first): each address's inline stack with
@@ -345,6 +350,7 @@ class Unwinder {
     PairCounts ranges, branches;
   };
   std::vector<Pending> pending_;  // the counts of counters_[i], until take()
+  std::vector<PairCounts::Item> scratch_;
   std::unordered_map<std::string, size_t> index_;
   CsCounter key_;   // scratch: the context being collected
   std::string id_;  // scratch: its bytes
