@@ -50,15 +50,23 @@ template void compress_recursion(std::vector<sampleprof::Frame>&, int32_t);
 
 namespace {
 
+// A frame of the call stack being unwound. Nodes, and the ranges and branches counted in
+// them, live in buffers the unwinder reuses from sample to sample: a sample allocates
+// nothing once they have grown.
 struct FrameNode {
+  static constexpr uint32_t kNone = UINT32_MAX;
   uint64_t address = 0;
   FrameNode* parent = nullptr;
-  std::map<uint64_t, FrameNode*> children;
-  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> ranges, branches;
+  FrameNode* first_child = nullptr;   // children in ascending address order
+  FrameNode* next_sibling = nullptr;
+  uint32_t first_record = kNone, last_record = kNone;  // into Unwinder::records_
+};
 
-  void record_range(uint64_t start, uint64_t end, uint64_t count) {
-    if (start <= end) ranges.emplace_back(start, end, count);
-  }
+// A range or branch counted in a frame; `next` links the records of one frame.
+struct FrameRecord {
+  uint64_t a = 0, b = 0, count = 0;
+  uint32_t next = FrameNode::kNone;
+  bool branch = false;
 };
 
 bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
@@ -126,7 +134,8 @@ class Unwinder {
 
   // `count_stats`: false for a sample unwound before (its statistics are counted).
   void unwind(const PerfSample& sample, uint64_t repeat, bool count_stats) {
-    nodes_.clear();
+    used_ = 0;
+    records_.clear();
     root_ = FrameNode{};
     cur_ = &root_;
     for (size_t i = sample.stack.size(); i-- > 0;) cur_ = child(cur_, sample.stack[i]);
@@ -181,15 +190,27 @@ class Unwinder {
 
  private:
   FrameNode* child(FrameNode* parent, uint64_t address) {
-    auto [it, added] = parent->children.try_emplace(address, nullptr);
-    if (added) {
-      nodes_.push_back(FrameNode{});
-      FrameNode& n = nodes_.back();
-      n.address = address;
-      n.parent = parent;
-      it->second = &n;
-    }
-    return it->second;
+    FrameNode** link = &parent->first_child;
+    while (*link != nullptr && (*link)->address < address) link = &(*link)->next_sibling;
+    if (*link != nullptr && (*link)->address == address) return *link;
+    if (used_ == nodes_.size()) nodes_.emplace_back();
+    FrameNode& n = nodes_[used_++];
+    n = FrameNode{};
+    n.address = address;
+    n.parent = parent;
+    n.next_sibling = *link;
+    *link = &n;
+    return &n;
+  }
+  void record(FrameNode* node, uint64_t a, uint64_t b, uint64_t count, bool branch) {
+    const auto at = static_cast<uint32_t>(records_.size());
+    records_.push_back(FrameRecord{a, b, count, FrameNode::kNone, branch});
+    if (node->last_record == FrameNode::kNone) node->first_record = at;
+    else records_[node->last_record].next = at;
+    node->last_record = at;
+  }
+  void record_range(FrameNode* node, uint64_t start, uint64_t end, uint64_t count) {
+    if (start <= end) record(node, start, end, count, false);
   }
   void switch_to(uint64_t address) {
     if (cur_->address == address) return;
@@ -223,7 +244,7 @@ class Unwinder {
       return;
     }
     if (binary_.uses_probes()) {
-      cur_->parent->record_range(target, end, repeat);
+      record_range(cur_->parent, target, end, repeat);
       return;
     }
     // Split the range where the inline context changes: each piece belongs to the frame of
@@ -239,22 +260,22 @@ class Unwinder {
       ip_ = binary_.instruction_address(index);
       if (!same_inline_context(binary_, prev, ip_)) {
         switch_to(prev);
-        cur_->record_range(prev, end, repeat);
+        record_range(cur_, prev, end, repeat);
         end = ip_;
       }
     }
     switch_to(ip_);
-    cur_->record_range(ip_, end, repeat);
+    record_range(cur_, ip_, end, repeat);
   }
 
   void record_branch(const LbrEntry& e, uint64_t repeat) {
     if (e.target == kExternalAddress) return;
     if (e.source == kExternalAddress) {
-      root_.branches.emplace_back(e.source, e.target, repeat);
+      record(&root_, e.source, e.target, repeat, true);
       return;
     }
     FrameNode* at = binary_.uses_probes() ? cur_->parent : cur_;
-    at->branches.emplace_back(e.source, e.target, repeat);
+    record(at, e.source, e.target, repeat, true);
   }
 
   void collect(FrameNode* node, std::vector<uint64_t>& stack) {
@@ -262,18 +283,18 @@ class Unwinder {
       // The context is cut at code outside the binary.
       std::vector<uint64_t> empty;
       collect_frame(node, empty);
-      for (auto& [address, c] : node->children) collect(c, empty);
-      if (!node->children.empty()) stats_->untracked_call_sites.insert(node->address);
+      for (FrameNode* c = node->first_child; c != nullptr; c = c->next_sibling) collect(c, empty);
+      if (node->first_child != nullptr) stats_->untracked_call_sites.insert(node->address);
       return;
     }
     if (node != &root_) stack.push_back(node->address);
     collect_frame(node, stack);
-    for (auto& [address, c] : node->children) collect(c, stack);
+    for (FrameNode* c = node->first_child; c != nullptr; c = c->next_sibling) collect(c, stack);
     if (!stack.empty()) stack.pop_back();
   }
 
   void collect_frame(FrameNode* node, const std::vector<uint64_t>& stack) {
-    if (node->ranges.empty() && node->branches.empty()) return;
+    if (node->first_record == FrameNode::kNone) return;
     CsCounter& key = key_;
     key.addresses.clear();
     key.frames.clear();
@@ -302,10 +323,10 @@ class Unwinder {
       pending_.emplace_back();
     }
     Pending& c = pending_[it->second];
-    for (const auto& [start, end, n] : node->ranges)
-      if (start <= end) c.ranges.add(start, end, n, scratch_);
-    for (const auto& [source, target, n] : node->branches)
-      c.branches.add(source, target, n, scratch_);
+    for (uint32_t r = node->first_record; r != FrameNode::kNone; r = records_[r].next) {
+      const FrameRecord& e = records_[r];
+      (e.branch ? c.branches : c.ranges).add(e.a, e.b, e.count, scratch_);
+    }
   }
 
   // Source frames of a stack of addresses (root first): each address's inline stack with
@@ -340,7 +361,9 @@ class Unwinder {
   UnwindStats& stats_total_;
   UnwindStats stats_discarded_;
   UnwindStats* stats_;
-  std::deque<FrameNode> nodes_;
+  std::deque<FrameNode> nodes_;  // [0, used_) are this sample's frames (pointers stay valid)
+  size_t used_ = 0;
+  std::vector<FrameRecord> records_;
   FrameNode root_;
   FrameNode* cur_ = nullptr;
   uint64_t ip_ = 0;
