@@ -211,6 +211,8 @@ class Generator {
         probe_branches(c);
         c = CsCounter{};  // done with it: free its counts
       }
+      missing_.reset();  // its memos (tens of MB) are not needed by what follows
+      node_cache_ = {};
     } else {
       for (auto& c : counters_) {
         TrieNode* node = trie_.root();
