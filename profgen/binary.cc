@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <cstdlib>
 #include <thread>
 
 #include "format/dwarf/source_map.h"
@@ -447,7 +448,15 @@ const std::vector<InlineFrame>& ProfiledBinary::inline_stack(uint64_t address) {
   return it->second;
 }
 
+void ProfiledBinary::drop_line_info() {
+  impl_->sources.reset();
+  impl_->scratch = {};
+  stacks_ = {};
+  line_info_dropped_ = true;
+}
+
 void ProfiledBinary::inline_stack_uncached(uint64_t address, std::vector<InlineFrame>& out) {
+  if (line_info_dropped_) std::abort();  // a caller's bug: the frames would silently be missing
   out.clear();
   if (!impl_->sources) return;  // a synthetic binary
   auto& frames = impl_->scratch;

@@ -170,6 +170,9 @@ class ProfiledBinary {
   // The same without keeping it (for one pass over many addresses).
   void inline_stack_uncached(uint64_t address, std::vector<InlineFrame>& out);
   bool uses_fs_discriminators() const { return fs_discriminators_; }
+  // Frees the line tables and DIE trees behind inline_stack (hundreds of MB for a large
+  // binary) once nothing will ask for inline stacks again; asking afterwards aborts.
+  void drop_line_info();
 
   // --- pseudo probes ------------------------------------------------------------------
   bool uses_probes() const { return probes_ != nullptr; }
@@ -207,6 +210,7 @@ class ProfiledBinary {
   std::unordered_map<uint64_t, std::vector<InlineFrame>> stacks_;
   std::unique_ptr<probe::ProbeMap> probes_;
   bool fs_discriminators_ = false;
+  bool line_info_dropped_ = false;
 };
 
 // LLVM's discriminator encodings (docs/profgen.md): the base discriminator and the

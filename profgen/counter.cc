@@ -38,10 +38,31 @@ void RangeChecks::add(const std::vector<AggregatedSample>& samples) {
   for (const auto& [sample, count] : samples) {
     uint64_t end = 0;
     for (const LbrEntry& e : sample.lbr) {
-      if (end != 0) ranges_[{e.target, end}] += count;
+      if (end != 0) add(e.target, end, count);
       end = e.source;
     }
   }
+}
+
+void RangeChecks::add(uint64_t start, uint64_t end, uint64_t count) {
+  if ((size_ + 1) * 2 > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = static_cast<size_t>(start * 0x9e3779b97f4a7c15ull ^ (end + (start >> 29))) & mask;
+  while (slots_[i].used && (slots_[i].start != start || slots_[i].end != end)) i = (i + 1) & mask;
+  Slot& s = slots_[i];
+  if (!s.used) {
+    s = Slot{start, end, 0, true};
+    ++size_;
+  }
+  s.count += count;
+}
+
+void RangeChecks::grow() {
+  std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+  old.swap(slots_);
+  size_ = 0;
+  for (const Slot& s : old)
+    if (s.used) add(s.start, s.end, s.count);
 }
 
 uint64_t offset_origin(const ProfiledBinary& binary, OffsetBase base) {
@@ -54,15 +75,15 @@ uint64_t offset_origin(const ProfiledBinary& binary, OffsetBase base) {
 }
 
 void RangeChecks::warn(const ProfiledBinary& binary, const LineSink& warn) const {
-  const auto& ranges = ranges_;
-  if (ranges.empty()) {
+  if (size_ == 0) {
     warn("No samples in perf script!");
     return;
   }
   uint64_t total = 0, not_boundary = 0, unmatched = 0, recovered = 0, cross_function = 0,
            bogus = 0;
-  for (const auto& [range, count] : ranges) {
-    const auto [start, end] = range;
+  for (const Slot& slot : slots_) {
+    if (!slot.used) continue;
+    const uint64_t start = slot.start, end = slot.end, count = slot.count;
     total += count;
     const bool start_code = binary.is_code(start), end_code = binary.is_code(end);
     if (!start_code && !end_code) continue;

@@ -53,12 +53,16 @@ class RangeChecks {
   void warn(const ProfiledBinary& binary, const LineSink& warn) const;
 
  private:
-  struct PairHash {
-    size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
-      return static_cast<size_t>(p.first * 0x9e3779b97f4a7c15ull ^ (p.second + (p.first >> 29)));
-    }
+  // (start, end) -> count in an open-addressing table (one probe per range of every sample,
+  // no node per range); the checks only sum over it, in any order.
+  struct Slot {
+    uint64_t start = 0, end = 0, count = 0;
+    bool used = false;
   };
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> ranges_;
+  void add(uint64_t start, uint64_t end, uint64_t count);
+  void grow();
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
 };
 
 // Where unsymbolized addresses are counted from.

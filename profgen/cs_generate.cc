@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -196,6 +197,12 @@ class Generator {
   }
 
   Profile run() {
+    // The pre-inliner's sizes are all a probe binary needs its line tables for: made first,
+    // the tables leave memory before the profiles grow (when memory use peaks).
+    std::optional<PreInlinerSizes> sizes;
+    if (options_.preinliner)
+      sizes.emplace(binary_, profiled_functions_, options_.preinliner_options, warn_);
+    if (binary_.uses_probes()) binary_.drop_line_info();
     if (binary_.uses_probes()) {
       if (options_.infer_missing_frames)
         missing_ = std::make_unique<MissingFrames>(binary_, counters_, options_.max_search_depth);
@@ -204,6 +211,8 @@ class Generator {
         probe_branches(c);
         c = CsCounter{};  // done with it: free its counts
       }
+      missing_.reset();  // its memos (tens of MB) are not needed by what follows
+      node_cache_ = {};
     } else {
       for (auto& c : counters_) {
         TrieNode* node = trie_.root();
@@ -226,8 +235,8 @@ class Generator {
       const sampleprof::Summary summary = context_less_summary();
       const uint64_t cold = post_.cold_count ? *post_.cold_count
                                              : summary_threshold(summary, post_.cutoff_cold);
-      preinline(trie_, binary_, profiled_functions_, cold, summary_threshold(summary, 100000),
-                options_.preinliner_options, warn_);
+      preinline(trie_, *sizes, cold, summary_threshold(summary, 100000),
+                options_.preinliner_options);
     }
     Profile profile = to_profile();
     profile.is_preinlined = options_.preinliner;
@@ -355,12 +364,14 @@ class Generator {
     const probe::ProbeMap& map = binary_.probes();
     node_cache_.clear();
     std::map<uint32_t, uint64_t> counts;  // probe position -> count
+    // The probes at the instructions of each piece: the probes in its address range that
+    // are at an instruction start (one search per piece, not two per instruction).
     for (const auto& [range, count] : make_disjoint(c.counter.ranges)) {
-      for (size_t i = binary_.lower_bound(range.first);
-           i < binary_.instruction_count() && binary_.instruction_address(i) <= range.second;
-           ++i)
-        for (uint32_t at : map.find(binary_.instruction_address(i)))
-          if (decoded(map.probes()[at])) counts[at] += count;
+      if (range.second < range.first) continue;
+      const uint64_t end = range.second == UINT64_MAX ? UINT64_MAX : range.second + 1;
+      for (uint32_t at : map.find(range.first, end))
+        if (binary_.is_code(map.probes()[at].address) && decoded(map.probes()[at]))
+          counts[at] += count;
     }
     std::map<uint32_t, std::set<FunctionSamples*>> frame_profiles;  // inline node -> profiles
     for (const auto& [at, count] : counts) {

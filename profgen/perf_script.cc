@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <unordered_map>
 
 #include "profgen/parse.h"
 
@@ -430,14 +429,64 @@ class Reader {
       put(e.source);
       put(e.target);
     }
-    auto [it, added] = index_.try_emplace(key_, batch_.size());
-    if (added) {
+    const uint64_t hash = std::hash<std::string_view>()(key_);
+    const uint32_t at = index_.find_or_add(hash, static_cast<uint32_t>(batch_.size()),
+                                           [&](uint32_t i) {
+                                             return batch_[i].sample.stack == sample_.stack &&
+                                                    batch_[i].sample.lbr == sample_.lbr;
+                                           });
+    if (at == batch_.size()) {
       batch_.push_back(AggregatedSample{sample_, 0});
-      hashes_.push_back(std::hash<std::string>()(key_));
+      hashes_.push_back(hash);
       batch_bytes_ += 2 * key_.size() + 128;
     }
-    batch_[it->second].count += count;
+    batch_[at].count += count;
   }
+
+  // The samples of the batch by hash: open addressing over (hash, index) slots, equal
+  // samples found by comparing them (no copy of the key is kept).
+  class BatchIndex {
+   public:
+    // The index of the sample equal to the one `same` recognizes, or `fresh` (recorded).
+    template <class Same>
+    uint32_t find_or_add(uint64_t hash, uint32_t fresh, Same same) {
+      if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+      const size_t mask = slots_.size() - 1;
+      for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        Slot& s = slots_[i];
+        if (s.index == kEmpty) {
+          s = Slot{hash, fresh};
+          ++size_;
+          return fresh;
+        }
+        if (s.hash == hash && same(s.index)) return s.index;
+      }
+    }
+    void clear() {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      size_ = 0;
+    }
+
+   private:
+    static constexpr uint32_t kEmpty = UINT32_MAX;
+    struct Slot {
+      uint64_t hash = 0;
+      uint32_t index = kEmpty;
+    };
+    void grow() {
+      std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+      old.swap(slots_);
+      const size_t mask = slots_.size() - 1;
+      for (const Slot& s : old) {
+        if (s.index == kEmpty) continue;
+        size_t i = s.hash & mask;
+        while (slots_[i].index != kEmpty) i = (i + 1) & mask;
+        slots_[i] = s;
+      }
+    }
+    std::vector<Slot> slots_;
+    size_t size_ = 0;
+  };
 
   // Hands the batch to the sink, marking the samples seen in earlier batches.
   void flush() {
@@ -500,7 +549,7 @@ class Reader {
   PerfSample sample_;
   std::vector<std::string_view> records_;
   std::string key_;
-  std::unordered_map<std::string, size_t> index_;
+  BatchIndex index_;
   std::vector<uint64_t> invalid_returns_;
   std::vector<std::pair<uint64_t, uint64_t>> mappings_;  // relevant mmap events: start, size
 };

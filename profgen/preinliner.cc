@@ -287,13 +287,13 @@ struct CandidateLess {
   }
 };
 
-class PreInliner {
+// Fills the sizes of the inline contexts of the profiled functions from the binary.
+class SizesBuilder {
  public:
-  PreInliner(Trie& trie, ProfiledBinary& binary, uint64_t cold, uint64_t ten_percent,
-             const PreInlinerOptions& options)
-      : trie_(trie), binary_(binary), cold_(cold), ten_percent_(ten_percent), options_(options) {}
+  SizesBuilder(ProfiledBinary& binary, const PreInlinerOptions& options, ContextSizes& sizes)
+      : binary_(binary), options_(options), sizes_(sizes) {}
 
-  void compute_sizes(const std::set<uint32_t>& profiled,
+  void run(const std::set<uint32_t>& profiled,
                      const std::function<void(std::string_view)>& warn) {
     if (!options_.use_context_cost) return;
     const bool probes = binary_.uses_probes();
@@ -331,22 +331,6 @@ class PreInliner {
     }
   }
 
-  void run() {
-    // Every profile is a raw context of its function.
-    trie_.breadth_first([&](TrieNode* n) {
-      if (n->samples == nullptr) return;
-      state_[n->samples] |= kRaw;
-      node_of_[n->samples] = n;
-      by_function_[n->name.hash()].push_back(n->samples);
-    });
-    for (const FunctionId& name : top_down_order()) process(name);
-    // Contexts not inlined were merged into their bases: only those stay.
-    trie_.breadth_first([&](TrieNode* n) {
-      if (n->samples != nullptr && n->parent != trie_.root() && n->parent != nullptr &&
-          (state_[n->samples] & kInlined) == 0)
-        n->samples = nullptr;
-    });
-  }
 
  private:
   // Probe binaries: inline contexts whose code was optimized away still have probes; they
@@ -378,6 +362,36 @@ class PreInliner {
     context.pop_back();
   }
 
+  ProfiledBinary& binary_;
+  const PreInlinerOptions& options_;
+  ContextSizes& sizes_;
+  std::unordered_map<std::string_view, uint32_t> top_level_by_name_;
+};
+
+class PreInliner {
+ public:
+  PreInliner(Trie& trie, ContextSizes& sizes, uint64_t cold, uint64_t ten_percent,
+             const PreInlinerOptions& options)
+      : trie_(trie), cold_(cold), ten_percent_(ten_percent), options_(options), sizes_(sizes) {}
+
+  void run() {
+    // Every profile is a raw context of its function.
+    trie_.breadth_first([&](TrieNode* n) {
+      if (n->samples == nullptr) return;
+      state_[n->samples] |= kRaw;
+      node_of_[n->samples] = n;
+      by_function_[n->name.hash()].push_back(n->samples);
+    });
+    for (const FunctionId& name : top_down_order()) process(name);
+    // Contexts not inlined were merged into their bases: only those stay.
+    trie_.breadth_first([&](TrieNode* n) {
+      if (n->samples != nullptr && n->parent != trie_.root() && n->parent != nullptr &&
+          (state_[n->samples] & kInlined) == 0)
+        n->samples = nullptr;
+    });
+  }
+
+ private:
   uint64_t size_of(TrieNode* node) {
     if (options_.use_context_cost) return sizes_.size_for(node);
     return node->samples->body.size();
@@ -542,12 +556,10 @@ class PreInliner {
   }
 
   Trie& trie_;
-  ProfiledBinary& binary_;
   uint64_t cold_;
   uint64_t ten_percent_;
   const PreInlinerOptions& options_;
-  ContextSizes sizes_;
-  std::unordered_map<std::string_view, uint32_t> top_level_by_name_;
+  ContextSizes& sizes_;
   std::unordered_map<const FunctionSamples*, uint32_t> state_;
   std::unordered_map<const FunctionSamples*, TrieNode*> node_of_;
   std::unordered_map<uint64_t, std::vector<FunctionSamples*>> by_function_;
@@ -555,12 +567,23 @@ class PreInliner {
 
 }  // namespace
 
-void preinline(Trie& trie, ProfiledBinary& binary, const std::set<uint32_t>& profiled,
-               uint64_t cold, uint64_t ten_percent, const PreInlinerOptions& options,
-               const std::function<void(std::string_view)>& warn) {
-  PreInliner p(trie, binary, cold, ten_percent, options);
-  p.compute_sizes(profiled, warn);
-  p.run();
+struct PreInlinerSizes::Impl {
+  ContextSizes sizes;
+};
+
+PreInlinerSizes::PreInlinerSizes(ProfiledBinary& binary, const std::set<uint32_t>& profiled,
+                                 const PreInlinerOptions& options,
+                                 const std::function<void(std::string_view)>& warn)
+    : impl_(std::make_unique<Impl>()) {
+  SizesBuilder(binary, options, impl_->sizes).run(profiled, warn);
+}
+PreInlinerSizes::PreInlinerSizes(PreInlinerSizes&&) noexcept = default;
+PreInlinerSizes& PreInlinerSizes::operator=(PreInlinerSizes&&) noexcept = default;
+PreInlinerSizes::~PreInlinerSizes() = default;
+
+void preinline(Trie& trie, PreInlinerSizes& sizes, uint64_t cold, uint64_t ten_percent,
+               const PreInlinerOptions& options) {
+  PreInliner(trie, sizes.impl_->sizes, cold, ten_percent, options).run();
 }
 
 }  // namespace profkit::profgen

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -36,12 +38,30 @@ struct PreInlinerOptions {
   uint32_t growth_limit = 12;           // --sample-profile-inline-growth-limit
 };
 
+// The sizes the pre-inliner compares: machine-code bytes of each inline context of the
+// profiled functions, from the binary's line tables (with probes, also the contexts whose
+// code was optimized away, size 0). Made apart from preinline() so that the line tables of a
+// probe binary can be dropped before the profiles are built. `warn` gets llvm-profgen's
+// "Invalid start instruction" warnings.
+class PreInlinerSizes {
+ public:
+  PreInlinerSizes(ProfiledBinary& binary, const std::set<uint32_t>& profiled,
+                  const PreInlinerOptions& options,
+                  const std::function<void(std::string_view)>& warn);
+  PreInlinerSizes(PreInlinerSizes&&) noexcept;
+  PreInlinerSizes& operator=(PreInlinerSizes&&) noexcept;
+  ~PreInlinerSizes();
+
+ private:
+  friend void preinline(Trie&, PreInlinerSizes&, uint64_t, uint64_t, const PreInlinerOptions&);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Runs the pre-inliner on `trie`. `cold` is the cold count threshold, `ten_percent` the
-// minimum count at the 10% cutoff of the (context-less) summary. The machine-code size of
-// each inline context comes from `binary`, over the `profiled` functions (indices into
-// binary.functions(): those with samples).
-void preinline(Trie& trie, ProfiledBinary& binary, const std::set<uint32_t>& profiled,
-               uint64_t cold, uint64_t ten_percent, const PreInlinerOptions& options,
-               const std::function<void(std::string_view)>& warn);
+// minimum count at the 10% cutoff of the (context-less) summary, `sizes` made over the
+// `profiled` functions (indices into binary.functions(): those with samples).
+void preinline(Trie& trie, PreInlinerSizes& sizes, uint64_t cold, uint64_t ten_percent,
+               const PreInlinerOptions& options);
 
 }  // namespace profkit::profgen

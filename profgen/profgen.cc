@@ -159,7 +159,9 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
                  "frame pointer omission.");
     if (context_sensitive) {
       checks.warn(*binary, warn);
+      checks = RangeChecks{};  // its table of ranges leaves memory before the profiles grow
       std::vector<CsCounter> counters = unwinder->take();
+      unwinder.reset();  // its index of contexts and buffers leave memory before the profiles grow
       warn_unwind(stats, counters.size(), warn);
       if (options.skip_symbolization) {
         std::vector<ContextCounter> out_counters;
