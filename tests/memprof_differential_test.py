@@ -31,15 +31,16 @@ usage: memprof_differential_test.py PROFKIT RUNTIME_DIR [CASES]
   PROFKIT_DIFF_CASES=N   run cases 1..N (default: CASES, else 40)
 """
 import collections
-import concurrent.futures
 import os
 import random
 import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'support'))
+import difftest  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'gen'))
@@ -436,23 +437,9 @@ def main():
     profkit = os.path.abspath(sys.argv[1])
     runtime_dir = os.path.abspath(sys.argv[2])
     default = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-    if os.environ.get('PROFKIT_DIFF_SEED'):
-        seeds = [int(os.environ['PROFKIT_DIFF_SEED'])]
-    else:
-        seeds = range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1)
-    workdir = tempfile.mkdtemp(prefix='memprof-diff-')
-    failures = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for result in pool.map(lambda s: one_case(profkit, runtime_dir, s, workdir), seeds):
-            if result:
-                failures.append(result)
-                print(result, flush=True)
-    print('comparisons: ' + ', '.join('%s %d' % kv for kv in sorted(COUNTS.items())))
-    print('%d cases, %d failed (replay one with PROFKIT_DIFF_SEED=S)' % (len(seeds), len(failures)))
-    if not failures:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failures else 0
-
+    return difftest.run_cases(
+        lambda s, workdir: one_case(profkit, runtime_dir, s, workdir), default, 'memprof-diff-',
+        lambda: 'comparisons: ' + ', '.join('%s %d' % kv for kv in sorted(COUNTS.items())))
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -13,13 +13,15 @@ usage: sampleprof_differential_test.py PROFKIT [CASES]
   PROFKIT_DIFF_SEED=S    run only case S (replay a failure)
   PROFKIT_DIFF_CASES=N   run cases 1..N (default: CASES, else 150)
 """
-import concurrent.futures
 import os
 import random
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'support'))
+import difftest  # noqa: E402
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'gen'))
@@ -192,22 +194,8 @@ def one_case(profkit, seed, workdir):
 def main():
     profkit = os.path.abspath(sys.argv[1])
     default = int(sys.argv[2]) if len(sys.argv) > 2 else 150
-    if os.environ.get('PROFKIT_DIFF_SEED'):
-        seeds = [int(os.environ['PROFKIT_DIFF_SEED'])]
-    else:
-        seeds = range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1)
-    workdir = tempfile.mkdtemp(prefix='sampleprof-diff-')
-    failures = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for result in pool.map(lambda s: one_case(profkit, s, workdir), seeds):
-            if result:
-                failures.append(result)
-                print(result, flush=True)
-    print('%d cases, %d failed (replay one with PROFKIT_DIFF_SEED=S)' % (len(seeds), len(failures)))
-    if not failures:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failures else 0
-
+    return difftest.run_cases(lambda s, workdir: one_case(profkit, s, workdir), default,
+                              'sampleprof-diff-')
 
 if __name__ == '__main__':
     sys.exit(main())
