@@ -138,9 +138,12 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
 }
 
 int write_output(const std::string& output, const std::string& text) {
-  if (is_stdout_path(output)) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0 ? 0 : 1;
+  if (output.empty() || is_stdout_path(output)) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+      report_error("cannot write to standard output");
+      return 1;
+    }
+    return 0;
   }
   auto out = OutputFile::create(output);
   if (!out) {

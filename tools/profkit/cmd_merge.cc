@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,32 @@ std::optional<float> parse_llvm_float(const std::string& s) {
 }
 
 // llvm-profdata's checks, in its order, then the supplement itself and the output.
+// The merged profile as the output's bytes: text (LLVM 14 or 22 flavour by version) or
+// indexed of `version`, with the MemProf section when MemProf data was merged. Reports the
+// error and returns nothing when the profile cannot be written.
+std::optional<std::string> merged_bytes(const MergeCommand& cmd, instrprof::Profile& merged,
+                                        std::span<const uint64_t> name_refs, int version,
+                                        const MemProfMerged* memprof) {
+  if (cmd.text) {
+    if (cmd.sparse) instrprof::drop_zero_names(merged);
+    return instrprof::write_text_profile(
+        merged, version == 7 ? instrprof::TextFlavor::llvm14 : instrprof::TextFlavor::llvm22);
+  }
+  instrprof::IndexedWriteOptions write;
+  write.sparse = cmd.sparse;
+  write.name_refs = name_refs;
+  if (memprof != nullptr)
+    write.memprof_section = [&](uint64_t offset) {
+      return memprof_section_at(*memprof, cmd.memprof, offset);
+    };
+  auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
+  if (!written) {
+    report_error(cmd.output, written.error());
+    return std::nullopt;
+  }
+  return std::move(*written);
+}
+
 int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& inputs) {
   if (inputs.empty()) {
     report_error("merge: no input files specified");
@@ -187,27 +214,8 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
     report_error(failed_path, result.error());
     return 1;
   }
-  instrprof::Profile& merged = result->profile;
-  std::string bytes;
-  if (cmd.text) {
-    if (cmd.sparse) instrprof::drop_zero_names(merged);
-    bytes = instrprof::write_text_profile(merged, instrprof::TextFlavor::llvm22);
-  } else {
-    instrprof::IndexedWriteOptions write;
-    write.sparse = cmd.sparse;
-    write.name_refs = result->name_refs;
-    if (memprof)
-      write.memprof_section = [&](uint64_t offset) {
-        return memprof_section_at(*memprof, cmd.memprof, offset);
-      };
-    auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
-    if (!written) {
-      report_error(cmd.output, written.error());
-      return 1;
-    }
-    bytes = std::move(*written);
-  }
-  return write_output(cmd.output, bytes);
+  auto bytes = merged_bytes(cmd, result->profile, result->name_refs, version, memprof.get());
+  return bytes ? write_output(cmd.output, *bytes) : 1;
 }
 
 int run_merge(MergeCommand& cmd) {
@@ -410,39 +418,9 @@ int run_merge(MergeCommand& cmd) {
 
   std::vector<uint64_t> name_refs;
   instrprof::Profile merged = merger.finish(&name_refs);
-  std::string bytes;
-  if (cmd.text) {
-    if (cmd.sparse) instrprof::drop_zero_names(merged);
-    bytes = instrprof::write_text_profile(
-        merged, version == 7 ? instrprof::TextFlavor::llvm14 : instrprof::TextFlavor::llvm22);
-  } else {
-    instrprof::IndexedWriteOptions write;
-    write.sparse = cmd.sparse;
-    write.name_refs = name_refs;
-    if (memprof)
-      write.memprof_section = [&](uint64_t offset) {
-        return memprof_section_at(*memprof, cmd.memprof, offset);
-      };
-    auto written = instrprof::write_indexed_profile(merged, static_cast<uint32_t>(version), write);
-    if (!written) {
-      report_error(cmd.output, written.error());
-      return 1;
-    }
-    bytes = std::move(*written);
-  }
-  auto out = OutputFile::create(cmd.output);
-  if (!out) {
-    report_error(cmd.output, out.error());
-    return 1;
-  }
-  if (auto w = out->write(bytes); !w) {
-    report_error(cmd.output, w.error());
-    return 1;
-  }
-  if (auto c = out->commit(); !c) {
-    report_error(cmd.output, c.error());
-    return 1;
-  }
+  auto bytes = merged_bytes(cmd, merged, name_refs, version, memprof.get());
+  if (!bytes) return 1;
+  if (const int status = write_output(cmd.output, *bytes); status != 0) return status;
   keep_until_exit(std::move(merged));  // see keep_until_exit
   return 0;
 }

@@ -39,30 +39,6 @@ struct ShowCommand {
   unsigned max_correlation_warnings = 5;  // --max-debug-info-correlation-warnings (0: all)
 };
 
-// Writes `text` to `output` (empty or "-": standard output); 1 after reporting a failure.
-int write_text(const std::string& output, const std::string& text) {
-  if (output.empty() || is_stdout_path(output)) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-      report_error("cannot write to standard output");
-      return 1;
-    }
-    return 0;
-  }
-  auto out = OutputFile::create(output);
-  if (!out) {
-    report_error(output, out.error());
-    return 1;
-  }
-  if (auto w = out->write(text); !w) {
-    report_error(output, w.error());
-    return 1;
-  }
-  if (auto c = out->commit(); !c) {
-    report_error(output, c.error());
-    return 1;
-  }
-  return 0;
-}
 
 // `show --debug-info=BIN`: the profile file, if any, is not read (as in llvm-profdata).
 int show_debug_info(const ShowCommand& cmd) {
@@ -87,14 +63,14 @@ int show_debug_info(const ShowCommand& cmd) {
                                  (yaml ? "debug info" : "correlated file")});
     return 1;
   }
-  if (yaml) return write_text(cmd.output, report::debug_info_probes_yaml(*probes));
+  if (yaml) return write_output(cmd.output, report::debug_info_probes_yaml(*probes));
   std::vector<std::string> names;
   std::unordered_set<uint64_t> offsets;
   for (const symbolize::DebugInfoProbe& p : *probes) {
     names.push_back(p.function_name);
     offsets.insert(p.counter_offset);
   }
-  return write_text(cmd.output,
+  return write_output(cmd.output,
                     report::debug_info_summary(names, offsets.size(), cmd.show_prof_sym_list));
 }
 
