@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "format/bytes/number_text.h"
+
 namespace profkit::report {
 
 namespace {
@@ -111,13 +113,10 @@ std::string scalar(std::string_view s) {
 }
 
 std::string hex_upper(uint64_t v) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 15]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
+  std::string digits;
+  append_hex(digits, v);
+  for (char& c : digits) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return "0x" + digits;
 }
 
 // A mapping key followed by padding to column 16 (at least one space), as LLVM writes it.

@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "format/bytes/hash.h"
+#include "format/bytes/number_text.h"
 #include "format/elf/elf_file.h"
 
 namespace profkit::symbolize {
@@ -38,13 +39,9 @@ Error correlation_error(std::string message) {
 }
 
 std::string hex(uint64_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 15]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
+  std::string s = "0x";
+  append_hex(s, v);
+  return s;
 }
 
 // A read-only mapping of a whole file.

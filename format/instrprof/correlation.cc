@@ -1,6 +1,7 @@
 // Binary correlation: data records and names from __llvm_covdata / __llvm_covnames.
 #include "format/instrprof/correlation.h"
 
+#include "format/bytes/number_text.h"
 #include "format/elf/elf_file.h"
 
 namespace profkit::instrprof {
@@ -20,13 +21,9 @@ Error correlation_error(uint64_t offset, std::string message) {
 }
 
 std::string hex(uint64_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 15]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
+  std::string s = "0x";
+  append_hex(s, v);
+  return s;
 }
 
 }  // namespace
