@@ -558,8 +558,9 @@ TEST(Merge, ProfileKindMixesAsLlvmDecidesThem) {
       const CommandResult p = run(sh_quote(profkit_bin()) + " merge -j 3" + mode + files +
                                   " -o " + dir + "/pk.out");
       ASSERT_EQ(p.status, l.status) << list << mode << ": " << p.err << " / " << l.err;
-      if (l.status == 0)
+      if (l.status == 0) {
         EXPECT_EQ(read_file(dir + "/pk.out"), read_file(dir + "/llvm.out")) << list << mode;
+      }
     }
   }
 }
