@@ -58,11 +58,19 @@ def count(kind):
 
 
 def run(args, cwd, env=None):
+    # llvm-profdata merges on one thread: that is profkit's reference, and its default
+    # (one thread per core) merges MemProf inputs differently per machine and was once seen
+    # hanging on three raw inputs. A command that runs for minutes counts as failed.
+    if args[:2] == [LLVM, 'merge']:
+        args = [LLVM, 'merge', '--num-threads=1'] + args[2:]
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=full_env)
+    try:
+        p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=full_env, timeout=300)
+    except subprocess.TimeoutExpired:
+        return 124, b'', ('%s: no answer after 300 s' % ' '.join(args)).encode()
     return p.returncode, p.stdout, p.stderr
 
 
