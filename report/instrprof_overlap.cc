@@ -74,11 +74,15 @@ void sort_by_value(ValueSite& site) {
 // the same name and hash then meets that empty record and counts as a mismatch).
 class BaseIndex {
  public:
-  explicit BaseIndex(const instrprof::Profile& base) {
-    auto merged = instrprof::merge_profiles(std::span(&base, 1), {});
-    if (merged) records_ = std::move(merged->records);
-    for (size_t i = 0; i < records_.size(); ++i)
-      by_name_[records_[i].name].push_back(i);
+  // Fails where merging BASE alone fails (an implausible trace stream claim).
+  static Expected<BaseIndex> build(const instrprof::Profile& base) {
+    PROFKIT_TRY_ASSIGN(instrprof::Profile merged,
+                       instrprof::merge_profiles(std::span(&base, 1), {}));
+    BaseIndex index;
+    index.records_ = std::move(merged.records);
+    for (size_t i = 0; i < index.records_.size(); ++i)
+      index.by_name_[index.records_[i].name].push_back(i);
+    return index;
   }
 
   bool has_name(const std::string& name) const { return by_name_.contains(name); }
@@ -255,8 +259,9 @@ nlohmann::ordered_json figures_json(const OverlapFigures& f) {
 
 }  // namespace
 
-InstrOverlap overlap_instr(const instrprof::Profile& base, const instrprof::Profile& test,
-                           const InstrOverlapOptions& options) {
+Expected<InstrOverlap> overlap_instr(const instrprof::Profile& base,
+                                     const instrprof::Profile& test,
+                                     const InstrOverlapOptions& options) {
   InstrOverlap result;
   OverlapFigures& program = result.program;
   program.base = profile_sums(base, options.cs);
@@ -269,7 +274,7 @@ InstrOverlap overlap_instr(const instrprof::Profile& base, const instrprof::Prof
     result.zero_sum_profile = options.test_name;
     return result;
   }
-  BaseIndex index(base);
+  PROFKIT_TRY_ASSIGN(BaseIndex index, BaseIndex::build(base));
   for (const Record& original : test.records) {
     OverlapFigures function;
     function.name = original.name;

@@ -47,9 +47,11 @@ struct InstrOverlap {
   std::vector<OverlapFigures> functions;  // those selected by --function / --value-cutoff
 };
 
-// Compares TEST with BASE record by record, in TEST's storage order.
-InstrOverlap overlap_instr(const instrprof::Profile& base, const instrprof::Profile& test,
-                           const InstrOverlapOptions& options);
+// Compares TEST with BASE record by record, in TEST's storage order. Fails only where
+// merging BASE alone would (e.g. an implausible temporal-trace stream claim).
+Expected<InstrOverlap> overlap_instr(const instrprof::Profile& base,
+                                     const instrprof::Profile& test,
+                                     const InstrOverlapOptions& options);
 
 // llvm-profdata-22's text.
 std::string render_overlap_text(const InstrOverlap& overlap, const InstrOverlapOptions& options);

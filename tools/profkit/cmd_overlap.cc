@@ -40,9 +40,13 @@ int run_overlap_instr(const OverlapCommand& cmd) {
   options.function = cmd.function;
   options.value_cutoff = cmd.value_cutoff;
   options.cs = cmd.cs;
-  const report::InstrOverlap overlap = report::overlap_instr(*base, *test, options);
-  return write_output(cmd.output, cmd.json ? report::render_overlap_json(overlap, options)
-                                           : report::render_overlap_text(overlap, options));
+  auto overlap = report::overlap_instr(*base, *test, options);
+  if (!overlap) {
+    report_error(cmd.base, overlap.error());
+    return 1;
+  }
+  return write_output(cmd.output, cmd.json ? report::render_overlap_json(*overlap, options)
+                                           : report::render_overlap_text(*overlap, options));
 }
 
 int run_overlap(OverlapCommand& cmd) {
