@@ -2,6 +2,8 @@
 // decoded with bounded jumps, all counts bounded by the bytes that remain.
 #include "format/memprof/indexed_reader.h"
 
+#include "format/memprof/indexed_layout.h"
+
 #include "format/instrprof/indexed_header.h"
 #include "format/instrprof/profile.h"
 
@@ -246,35 +248,34 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
   IndexedMemProf out;
   PROFKIT_TRY_ASSIGN(Cursor c, at(file, section_offset, "MemProf section"));
   PROFKIT_TRY_ASSIGN(out.version, c.read_le<uint64_t>("MemProf version"));
-  if (out.version < 2 || out.version > 4)
+  const IndexedLayout* layout = indexed_layout(out.version);
+  if (layout == nullptr)
     return make_error(ErrorCode::unsupported_version, section_offset,
                       "MemProf version " + std::to_string(out.version) +
                           " not supported; requires version between 2 and 4, inclusive");
-  uint64_t record_table = 0, frame_table = 0, stack_table = 0, stack_payload = 0,
-           record_payload = 0, data_access = 0;
-  if (out.version == 2) {
-    PROFKIT_TRY_ASSIGN(record_table, c.read_le<uint64_t>("record table offset"));
-    PROFKIT_TRY(c.skip(8, "frame payload offset"));
-    PROFKIT_TRY_ASSIGN(frame_table, c.read_le<uint64_t>("frame table offset"));
-    PROFKIT_TRY(c.skip(8, "call stack payload offset"));
-    PROFKIT_TRY_ASSIGN(stack_table, c.read_le<uint64_t>("call stack table offset"));
-  } else {
-    PROFKIT_TRY_ASSIGN(stack_payload, c.read_le<uint64_t>("call stack payload offset"));
-    PROFKIT_TRY_ASSIGN(record_payload, c.read_le<uint64_t>("record payload offset"));
-    PROFKIT_TRY_ASSIGN(record_table, c.read_le<uint64_t>("record table offset"));
-    if (out.version == 4) {
-      PROFKIT_TRY_ASSIGN(data_access, c.read_le<uint64_t>("data access profile offset"));
-      PROFKIT_TRY_ASSIGN(uint32_t n_fields, c.read_le<uint32_t>("summary field count"));
-      if (n_fields < 6) return c.fail(ErrorCode::malformed, "expected at least 6 summary fields");
-      if (n_fields > c.remaining() / 8)
-        return c.fail(ErrorCode::truncated, "summary fields run past the end of the file");
-      uint64_t v[6];
-      for (uint64_t& x : v) {
-        PROFKIT_TRY_ASSIGN(x, c.read_le<uint64_t>("summary field"));
-      }
-      PROFKIT_TRY(c.skip(8 * (n_fields - 6), "extra summary fields"));
-      out.summary = MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]};
+  uint64_t offsets[kNumHeaderWords] = {};
+  for (const HeaderWord word : layout->header()) {
+    PROFKIT_TRY_ASSIGN(offsets[static_cast<size_t>(word)],
+                       c.read_le<uint64_t>(header_word_name(word)));
+  }
+  const auto offset_of = [&](HeaderWord word) { return offsets[static_cast<size_t>(word)]; };
+  const uint64_t record_table = offset_of(HeaderWord::record_table),
+                 frame_table = offset_of(HeaderWord::frame_table),
+                 stack_table = offset_of(HeaderWord::stack_table),
+                 stack_payload = offset_of(HeaderWord::stack_payload),
+                 record_payload = offset_of(HeaderWord::record_payload),
+                 data_access = offset_of(HeaderWord::data_access);
+  if (layout->summary) {
+    PROFKIT_TRY_ASSIGN(uint32_t n_fields, c.read_le<uint32_t>("summary field count"));
+    if (n_fields < 6) return c.fail(ErrorCode::malformed, "expected at least 6 summary fields");
+    if (n_fields > c.remaining() / 8)
+      return c.fail(ErrorCode::truncated, "summary fields run past the end of the file");
+    uint64_t v[6];
+    for (uint64_t& x : v) {
+      PROFKIT_TRY_ASSIGN(x, c.read_le<uint64_t>("summary field"));
     }
+    PROFKIT_TRY(c.skip(8 * (n_fields - 6), "extra summary fields"));
+    out.summary = MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]};
   }
   PROFKIT_TRY_ASSIGN(uint64_t n_schema, c.read_le<uint64_t>("schema size"));
   if (n_schema > kNumTags) return c.fail(ErrorCode::malformed, "memprof schema invalid");
@@ -290,7 +291,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
   std::unordered_map<uint64_t, Frame> v2_frames;
   std::unordered_map<uint64_t, CallStack> v2_stacks;
   Radix radix;
-  if (out.version == 2) {
+  if (!layout->radix_stacks) {
     PROFKIT_TRY(walk_table(file, frame_table, true,
                            [&](Cursor& item, uint64_t, uint64_t data_len) -> Expected<void> {
                              PROFKIT_TRY_ASSIGN(uint64_t id, item.read_le<uint64_t>("frame id"));
@@ -342,7 +343,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
   auto stack_of = [&](uint64_t id, uint64_t where) -> Expected<uint32_t> {
     if (auto it = stack_index.find(id); it != stack_index.end()) return it->second;
     uint32_t s;
-    if (out.version == 2) {
+    if (!layout->radix_stacks) {
       auto it = v2_stacks.find(id);
       if (it == v2_stacks.end())
         return malformed(where, "call stack id not in the call stack table");
@@ -360,7 +361,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
     stack_index.emplace(id, s);
     return s;
   };
-  const uint64_t id_size = out.version == 2 ? 8 : 4;
+  const uint64_t id_size = layout->stack_id_size();
 
   PROFKIT_TRY(walk_table(
       file, record_table, true, [&](Cursor& item, uint64_t, uint64_t) -> Expected<void> {
@@ -398,7 +399,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
           }
           CallSite cs;
           PROFKIT_TRY_ASSIGN(cs.stack, stack_of(id, where));
-          if (out.version == 4) {
+          if (layout->callee_guids) {
             PROFKIT_TRY_ASSIGN(uint64_t n_guids, item.read_le<uint64_t>("callee GUID count"));
             if (n_guids > item.remaining() / 8)
               return item.fail(ErrorCode::truncated, "callee GUID count exceeds the record size");
@@ -416,7 +417,8 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
       }));
   if (data_access != 0) {
     if (data_access <= record_table)
-      return malformed(section_offset + 32, "data access profile offset " +
+      return malformed(section_offset + layout->word_offset(HeaderWord::data_access),
+                       "data access profile offset " +
                                                 std::to_string(data_access) +
                                                 " is not after the record table");
     PROFKIT_TRY_ASSIGN(out.data.data_access, read_data_access_payload(file, data_access));
@@ -437,14 +439,12 @@ bool indexed_has_memprof_content(Bytes file) {
   const uint64_t section = header->memprof_offset;
   uint64_t memprof_version, record_table, data_access = 0, entries;
   if (!u64(section, memprof_version)) return false;
-  if (memprof_version == 2) {
-    if (!u64(section + 8, record_table)) return false;
-  } else if (memprof_version == 3 || memprof_version == 4) {
-    if (!u64(section + 24, record_table)) return false;
-    if (memprof_version == 4 && !u64(section + 32, data_access)) return false;
-  } else {
+  const IndexedLayout* layout = indexed_layout(memprof_version);
+  if (layout == nullptr) return false;
+  if (!u64(section + layout->word_offset(HeaderWord::record_table), record_table)) return false;
+  if (const uint64_t at = layout->word_offset(HeaderWord::data_access);
+      at != 0 && !u64(section + at, data_access))
     return false;
-  }
   if (data_access != 0) return true;
   return u64(record_table + 8, entries) && entries != 0;
 }

@@ -7,13 +7,22 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <span>
 #include <unordered_map>
 
 #include "format/bytes/cursor.h"
 #include "format/bytes/zlib.h"
+#include "format/memprof/indexed_layout.h"
 
 namespace profkit::memprof {
+
+static_assert([] {
+  for (uint64_t v : kIndexedVersions)
+    if (indexed_layout(v) == nullptr) return false;
+  return true;
+}(), "every version the writer offers has a layout");
+
 namespace {
 
 class Out {
@@ -365,87 +374,65 @@ std::string write_data_access_payload(const DataAccessProfile& p) {
 
 namespace {
 
-// Writes the section at out.offset().
-void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions& options) {
-  const std::vector<uint64_t> schema = schema_for(options);
-  const size_t mib_bytes = schema_mib_size(schema.data(), schema.size());
+// Version 2's call stacks: a frame hash table and a call-stack hash table after the
+// records, stacks named by u64 ids.
+void write_hashed_stacks(Out& out, const MemProfData& data, const std::vector<uint64_t>& schema,
+                         size_t mib_bytes, const std::function<void(HeaderWord, uint64_t)>& patch) {
   const StackTable& t = data.stacks;
-
-  out.put<uint64_t>(options.version);
-  const uint64_t header_at = out.offset();
-  const auto put_schema = [&] {
-    out.put<uint64_t>(schema.size());
-    for (uint64_t tag : schema) out.put<uint64_t>(tag);
-  };
-
-  if (options.version == 2) {
-    for (int i = 0; i < 5; ++i) out.put<uint64_t>(0);
-    put_schema();
-    HashTableGenerator records;
-    for (const Record& r : data.records) {
-      std::string body = start_record_item(
-          r.guid, 16 + r.alloc_sites.size() * (8 + mib_bytes) + r.call_sites.size() * 8);
-      append_le<uint64_t>(body, r.alloc_sites.size());
-      for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
-        append_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
-        put_mib(body, r.alloc_sites[a].mib, schema);
-      }
-      append_le<uint64_t>(body, r.call_sites.size());
-      for (const CallSite& c : r.call_sites) append_le<uint64_t>(body, t.stack_id(c.stack));
-      finish_record_item(body);
-      records.insert(r.guid, std::move(body));
+  HashTableGenerator records;
+  for (const Record& r : data.records) {
+    std::string body = start_record_item(
+        r.guid, 16 + r.alloc_sites.size() * (8 + mib_bytes) + r.call_sites.size() * 8);
+    append_le<uint64_t>(body, r.alloc_sites.size());
+    for (size_t a = 0; a < r.alloc_sites.size(); ++a) {
+      append_le<uint64_t>(body, t.stack_id(r.alloc_sites[a].stack));
+      put_mib(body, r.alloc_sites[a].mib, schema);
     }
-    const uint64_t record_table = records.emit(out);
-    const uint64_t frame_payload = out.offset();
-    HashTableGenerator frames;
-    for (uint32_t f = 0; f < t.num_frames(); ++f) {
-      const uint64_t id = t.frame_id(f);
-      std::string s;
-      append_le<uint64_t>(s, 8);
-      append_le<uint64_t>(s, 17);
-      append_le<uint64_t>(s, id);
-      put_frame(s, t.frame(f));
-      frames.insert(id, std::move(s));
-    }
-    const uint64_t frame_table = frames.emit(out);
-    const uint64_t stack_payload = out.offset();
-    HashTableGenerator stacks;
-    for (uint32_t st = 0; st < t.num_stacks(); ++st) {
-      const uint64_t csid = t.stack_id(st);
-      const auto ids = t.frame_indices(st);
-      std::string s;
-      append_le<uint64_t>(s, 8 * ids.size());
-      append_le<uint64_t>(s, csid);
-      for (uint32_t f : ids) append_le<uint64_t>(s, t.frame_id(f));
-      stacks.insert(csid, std::move(s));
-    }
-    const uint64_t stack_table = stacks.emit(out);
-    out.patch<uint64_t>(header_at, record_table);
-    out.patch<uint64_t>(header_at + 8, frame_payload);
-    out.patch<uint64_t>(header_at + 16, frame_table);
-    out.patch<uint64_t>(header_at + 24, stack_payload);
-    out.patch<uint64_t>(header_at + 32, stack_table);
-    return;
+    append_le<uint64_t>(body, r.call_sites.size());
+    for (const CallSite& c : r.call_sites) append_le<uint64_t>(body, t.stack_id(c.stack));
+    finish_record_item(body);
+    records.insert(r.guid, std::move(body));
   }
-
-  for (int i = 0; i < (options.version == 3 ? 3 : 4); ++i) out.put<uint64_t>(0);
-  if (options.version == 4) {
-    const MemProfSummary s = compute_summary(data, false, options.classify);
-    out.put<uint32_t>(6);
-    out.put<uint64_t>(s.num_contexts);
-    out.put<uint64_t>(s.num_cold_contexts);
-    out.put<uint64_t>(s.num_hot_contexts);
-    out.put<uint64_t>(s.max_cold_total_size);
-    out.put<uint64_t>(s.max_warm_total_size);
-    out.put<uint64_t>(s.max_hot_total_size);
+  patch(HeaderWord::record_table, records.emit(out));
+  patch(HeaderWord::frame_payload, out.offset());
+  HashTableGenerator frames;
+  for (uint32_t f = 0; f < t.num_frames(); ++f) {
+    const uint64_t id = t.frame_id(f);
+    std::string s;
+    append_le<uint64_t>(s, 8);
+    append_le<uint64_t>(s, 17);
+    append_le<uint64_t>(s, id);
+    put_frame(s, t.frame(f));
+    frames.insert(id, std::move(s));
   }
-  put_schema();
+  patch(HeaderWord::frame_table, frames.emit(out));
+  patch(HeaderWord::stack_payload, out.offset());
+  HashTableGenerator stacks;
+  for (uint32_t st = 0; st < t.num_stacks(); ++st) {
+    const uint64_t csid = t.stack_id(st);
+    const auto ids = t.frame_indices(st);
+    std::string s;
+    append_le<uint64_t>(s, 8 * ids.size());
+    append_le<uint64_t>(s, csid);
+    for (uint32_t f : ids) append_le<uint64_t>(s, t.frame_id(f));
+    stacks.insert(csid, std::move(s));
+  }
+  patch(HeaderWord::stack_table, stacks.emit(out));
+}
+
+// Versions 3 and 4: the frame array and the radix tree of call stacks right after the
+// schema, then the records, which name stacks by their u32 radix index.
+void write_radix_stacks(Out& out, const MemProfData& data, const IndexedLayout& layout,
+                        const std::vector<uint64_t>& schema, size_t mib_bytes,
+                        const std::function<void(HeaderWord, uint64_t)>& patch) {
+  const StackTable& t = data.stacks;
+  const uint64_t frames_start = out.offset();
   const auto linear = write_frames_and_radix(out, t);
   const uint64_t record_payload = out.offset();
   HashTableGenerator records;
   for (const Record& r : data.records) {
     size_t size = 16 + r.alloc_sites.size() * (4 + mib_bytes) + r.call_sites.size() * 4;
-    if (options.version == 4)
+    if (layout.callee_guids)
       for (const CallSite& c : r.call_sites) size += 8 + 8 * c.callee_guids.size();
     std::string body = start_record_item(r.guid, size);
     append_le<uint64_t>(body, r.alloc_sites.size());
@@ -456,7 +443,7 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
     append_le<uint64_t>(body, r.call_sites.size());
     for (size_t c = 0; c < r.call_sites.size(); ++c) {
       append_le<uint32_t>(body, linear[r.call_sites[c].stack]);
-      if (options.version == 4) {
+      if (layout.callee_guids) {
         append_le<uint64_t>(body, r.call_sites[c].callee_guids.size());
         for (uint64_t g : r.call_sites[c].callee_guids) append_le<uint64_t>(body, g);
       }
@@ -465,26 +452,51 @@ void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions&
     records.insert(r.guid, std::move(body));
   }
   const uint64_t record_table = records.emit(out);
-  const uint64_t frames_start = header_at + (options.version == 3 ? 24 : 32) +
-                                (options.version == 4 ? 4 + 48 : 0) + 8 + 8 * schema.size();
-  const uint64_t stack_payload = frames_start + 17 * t.num_frames();
-  out.patch<uint64_t>(header_at, stack_payload);
-  out.patch<uint64_t>(header_at + 8, record_payload);
-  out.patch<uint64_t>(header_at + 16, record_table);
-  if (options.version == 4) {
-    uint64_t data_access = 0;
-    if (!data.data_access.empty()) {
-      data_access = out.offset();
-      out.append(write_data_access_payload(data.data_access));
-    }
-    out.patch<uint64_t>(header_at + 24, data_access);
+  patch(HeaderWord::stack_payload, frames_start + 17 * t.num_frames());
+  patch(HeaderWord::record_payload, record_payload);
+  patch(HeaderWord::record_table, record_table);
+}
+
+// Writes the section at out.offset(): the version, the header's offsets (patched once
+// their sections are written), the summary, the schema, then the version's stack layout.
+void write_section(Out& out, const MemProfData& data, const IndexedWriteOptions& options) {
+  const IndexedLayout& layout = *indexed_layout(options.version);
+  const std::vector<uint64_t> schema = schema_for(options);
+  const size_t mib_bytes = schema_mib_size(schema.data(), schema.size());
+
+  const uint64_t section_at = out.offset();
+  out.put<uint64_t>(options.version);
+  for (size_t i = 0; i < layout.header().size(); ++i) out.put<uint64_t>(0);
+  const auto patch = [&](HeaderWord word, uint64_t value) {
+    out.patch<uint64_t>(section_at + layout.word_offset(word), value);
+  };
+  if (layout.summary) {
+    const MemProfSummary s = compute_summary(data, false, options.classify);
+    out.put<uint32_t>(6);
+    out.put<uint64_t>(s.num_contexts);
+    out.put<uint64_t>(s.num_cold_contexts);
+    out.put<uint64_t>(s.num_hot_contexts);
+    out.put<uint64_t>(s.max_cold_total_size);
+    out.put<uint64_t>(s.max_warm_total_size);
+    out.put<uint64_t>(s.max_hot_total_size);
+  }
+  out.put<uint64_t>(schema.size());
+  for (uint64_t tag : schema) out.put<uint64_t>(tag);
+  if (layout.radix_stacks) {
+    write_radix_stacks(out, data, layout, schema, mib_bytes, patch);
+  } else {
+    write_hashed_stacks(out, data, schema, mib_bytes, patch);
+  }
+  if (layout.word_offset(HeaderWord::data_access) != 0 && !data.data_access.empty()) {
+    patch(HeaderWord::data_access, out.offset());
+    out.append(write_data_access_payload(data.data_access));
   }
 }
 
 }  // namespace
 
 std::string write_memprof_section(const MemProfData& data, const IndexedWriteOptions& options) {
-  assert(options.version >= 2 && options.version <= 4);
+  assert(indexed_layout(options.version) != nullptr);
   Out out(options.section_offset);
   write_section(out, data, options);
   return out.take();
