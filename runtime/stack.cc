@@ -153,6 +153,12 @@ uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, ui
   return n;
 }
 
+// fold_recursion, then the depth limit.
+uint32_t fold_and_cut(uintptr_t* pcs, uint32_t n, uint32_t depth) {
+  n = fold_recursion(pcs, n);
+  return n < depth ? n : depth;
+}
+
 }  // namespace
 
 bool depot_init() {
@@ -176,25 +182,55 @@ void register_thread_stack(ThreadState* state) {
   pthread_attr_destroy(&attr);
 }
 
+uint32_t fold_recursion(uintptr_t* pcs, uint32_t n) {
+  // Frames are appended one at a time; a repeat can only end at the frame just appended,
+  // and dropping it leaves a prefix of the frames kept before, which had no repeat: so one
+  // check per frame leaves none.
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    pcs[out++] = pcs[i];
+    for (uint32_t p = 1; p <= kFoldMaxPeriod && 2 * p <= out; ++p) {
+      uint32_t k = 0;
+      while (k < p && pcs[out - 1 - k] == pcs[out - 1 - p - k]) ++k;
+      if (k == p) {
+        out -= p;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   constexpr uint32_t kSkipMax = 16;  // runtime frames above the entry point's caller
   uintptr_t pcs[256 + kSkipMax];
   const uint32_t depth = g.stack_depth;
+  // Folding walks as deep as the walker goes and cuts after folding, so that a recursion
+  // deeper than the depth limit still keeps the frames that called it.
+  const bool fold = g.options.fold_recursion.value;
+  const uint32_t walk_depth = fold ? kWalkMemoSteps - 1 : depth;
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo, &hash);
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash);
       if (n != 0) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
+        // The option is fixed for the process, so the id a memo keeps is always folded or
+        // always not.
         if (memo->context_id != 0) return memo->context_id;
+        if (fold) {
+          const uint32_t kept = fold_and_cut(pcs, n, depth);
+          if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
+          n = kept;
+        }
         return memo->context_id = intern(tls_state, pcs, n, hash);
       }
     }
     if (n == 0) {
       void* frames[256 + kSkipMax];
-      const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
+      const int got = unw_backtrace(frames, static_cast<int>(walk_depth + kSkipMax));
       int start = -1;
       for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
         if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
@@ -202,12 +238,13 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
           break;
         }
       if (start >= 0) {
-        for (int i = start; i < got && n < depth; ++i)
+        for (int i = start; i < got && n < walk_depth; ++i)
           pcs[n++] = reinterpret_cast<uintptr_t>(frames[i]);
       }
     }
   }
-  if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);
+  if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, walk_depth);
+  if (fold) n = fold_and_cut(pcs, n, depth);
   return intern(tls_state, pcs, n, 0);
 }
 

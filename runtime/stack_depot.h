@@ -17,7 +17,16 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // Starts loading the stack of `id` into the cache (a dump reads stacks in MIB order).
 void depot_prefetch(uint32_t id);
 uint32_t depot_size();
-bool depot_init();  // at start-up; false when its memory cannot be reserved
+bool depot_init();
+// The longest call cycle fold_recursion removes, in frames. Bounded so that folding costs at
+// most n * k * (k + 1) / 2 compares (about n * k in practice: most tries fail at the first
+// frame); 8 covers direct recursion and the cycles of a recursive-descent parser, where
+// one nesting level is 3-4 frames and two levels can alternate (A B A B).
+inline constexpr uint32_t kFoldMaxPeriod = 8;
+// Folds repeated call cycles in `pcs` (leaf first), in place: wherever a run of up to
+// kFoldMaxPeriod frames is followed by the same run, the repeat goes (A B C B C B C D ->
+// A B C D). Returns the new count. Allocation-free, for fold_recursion=1.
+uint32_t fold_recursion(uintptr_t* pcs, uint32_t n);  // at start-up; false when its memory cannot be reserved
 void register_thread_stack(ThreadState* state);
 
 }  // namespace profkit::rt
