@@ -153,9 +153,9 @@ uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, ui
   return n;
 }
 
-// fold_recursion, then the depth limit.
-uint32_t fold_and_cut(uintptr_t* pcs, uint32_t n, uint32_t depth) {
-  n = fold_recursion(pcs, n);
+// fold_recursion (mode 1 or 2), then the depth limit.
+uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, uint32_t depth) {
+  n = mode == 1 ? fold_recursion(pcs, n) : fold_cycles(pcs, n);
   return n < depth ? n : depth;
 }
 
@@ -201,13 +201,46 @@ uint32_t fold_recursion(uintptr_t* pcs, uint32_t n) {
   return out;
 }
 
+uint32_t fold_cycles(uintptr_t* pcs, uint32_t n) {
+  // One slot per distinct address, open addressing over twice as many slots as frames: the
+  // address (as the input frame `in` that last kept it) and where it was kept. Keyed by the
+  // address itself, so an address kept, cut and kept again reuses its slot (keying on
+  // positions made recursions re-insert the same few addresses into one ever longer probe
+  // chain: quadratic, 10x slower on the parser workload).
+  constexpr uint32_t kSlots = 512;
+  constexpr uint16_t kEmpty = 0xffff;
+  struct Slot {
+    uint16_t in, kept_at;
+  };
+  Slot slots[kSlots];
+  for (Slot& slot : slots) slot.in = kEmpty;
+  if (n > kSlots / 2) n = kSlots / 2;
+  uintptr_t kept[kSlots / 2];
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uintptr_t pc = pcs[i];
+    uint32_t s = static_cast<uint32_t>((pc * 0x9E3779B97F4A7C15ull) >> 55);  // 9 bits
+    while (slots[s].in != kEmpty && pcs[slots[s].in] != pc) s = (s + 1) & (kSlots - 1);
+    Slot& slot = slots[s];
+    if (slot.in != kEmpty && slot.kept_at < count && kept[slot.kept_at] == pc) {
+      count = slot.kept_at + 1u;  // the cycle since its first occurrence goes
+      continue;
+    }
+    slot.in = static_cast<uint16_t>(i);
+    slot.kept_at = static_cast<uint16_t>(count);
+    kept[count++] = pc;
+  }
+  for (uint32_t i = 0; i < count; ++i) pcs[i] = kept[i];
+  return count;
+}
+
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   constexpr uint32_t kSkipMax = 16;  // runtime frames above the entry point's caller
   uintptr_t pcs[256 + kSkipMax];
   const uint32_t depth = g.stack_depth;
   // Folding walks as deep as the walker goes and cuts after folding, so that a recursion
   // deeper than the depth limit still keeps the frames that called it.
-  const bool fold = g.options.fold_recursion.value;
+  const int fold = g.options.fold_recursion.value;
   const uint32_t walk_depth = fold ? kWalkMemoSteps - 1 : depth;
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
@@ -221,7 +254,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
         // always not.
         if (memo->context_id != 0) return memo->context_id;
         if (fold) {
-          const uint32_t kept = fold_and_cut(pcs, n, depth);
+          const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
           if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
           n = kept;
         }
@@ -244,7 +277,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     }
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, walk_depth);
-  if (fold) n = fold_and_cut(pcs, n, depth);
+  if (fold) n = fold_and_cut(fold, pcs, n, depth);
   return intern(tls_state, pcs, n, 0);
 }
 

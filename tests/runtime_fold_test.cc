@@ -6,6 +6,7 @@
 
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "tests/support/harness.h"
@@ -87,6 +88,24 @@ TEST(FoldRecursion, RecursionLandsInABoundedNumberOfContextsWithTheSameTotals) {
   const Contexts folded30 =
       profkit::test::llvm_memprof_show(bin, profile("folded30", "fold_recursion=1"));
   EXPECT_EQ(counts(folded30), counts(folded)) << "folded at the default depth";
+
+  // Removing every cycle also merges b's and c's outermost level with the deeper ones (in
+  // b > a > c > b > a > cold_root the cycle a > c > b > a goes too): each frame once.
+  const Contexts cycles = profkit::test::llvm_memprof_show(
+      bin, profile("cycles", "malloc_context_size=255:fold_recursion=2"));
+  EXPECT_GE(counts(cycles).size(), 12u);
+  EXPECT_LT(counts(cycles).size(), counts(folded).size());
+  for (const char* field : {"AllocCount", "TotalSize"})
+    EXPECT_EQ(total(cycles, field), total(unfolded, field)) << field;
+  for (const auto& [key, n] : counts(cycles)) {
+    std::set<std::string> frames;
+    size_t from = 0, count = 0;
+    for (size_t to; from <= key.size(); from = to + 1, ++count) {
+      to = std::min(key.find('>', from), key.size());
+      frames.insert(key.substr(from, to - from));
+    }
+    EXPECT_EQ(frames.size(), count) << "a frame twice: " << key;
+  }
 
   // Every way of walking folds the same stacks: the walker's memo replays must return
   // folded ids only (a replayed unfolded id would add a context).
