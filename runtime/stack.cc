@@ -153,8 +153,9 @@ uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, ui
   return n;
 }
 
-// fold_recursion (mode 1 or 2), then the depth limit.
-uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, uint32_t depth) {
+// fold_recursion (mode 1 or 2), then the depth limit. Out of line, so that the 4 KiB
+// fold_cycles needs is on the stack only while it runs, not in every capture's frame.
+PROFKIT_RT_NOINLINE uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, uint32_t depth) {
   n = mode == 1 ? fold_recursion(pcs, n) : fold_cycles(pcs, n);
   return n < depth ? n : depth;
 }
