@@ -116,6 +116,19 @@ TEST(FoldRecursion, RecursionLandsInABoundedNumberOfContextsWithTheSameTotals) {
   }
 }
 
+TEST(FoldRecursion, AValueOutOfRangeIsOneLineAndNoFolding) {
+  const std::string path = profkit::test::work_dir("bad") + "/bad.raw";
+  const auto r = run("MEMPROF_OPTIONS=" +
+                     sh_quote("output=" + path + ":malloc_context_size=255:fold_recursion=3") +
+                     " " + sh_quote(instrumented()));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(r.err,
+            "profkit-memprof: error: MEMPROF_OPTIONS: fold_recursion must be 0, 1 or 2, using 0 "
+            "for 'fold_recursion'\n");
+  EXPECT_GE(profkit::test::llvm_memprof_show(instrumented(), path).size(), 400u);
+}
+
 TEST(FoldRecursion, ReachableFromProfkitRun) {
   const std::string plain = profkit::test::build_once(
       "recursive_fold.plain", "clang++-22 -g -O1 " + sh_quote(source()) + " -o %o");
