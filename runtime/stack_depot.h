@@ -17,7 +17,7 @@ const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // Starts loading the stack of `id` into the cache (a dump reads stacks in MIB order).
 void depot_prefetch(uint32_t id);
 uint32_t depot_size();
-bool depot_init();
+bool depot_init();  // at start-up; false when its memory cannot be reserved
 // The longest call cycle fold_recursion removes, in frames. Bounded so that folding costs at
 // most n * k * (k + 1) / 2 compares (about n * k in practice: most tries fail at the first
 // frame); 8 covers direct recursion and the cycles of a recursive-descent parser, where
@@ -31,7 +31,7 @@ uint32_t fold_recursion(uintptr_t* pcs, uint32_t n);
 // return address occurs again, the frames from after its first occurrence to its next one
 // go (A B C A D -> A D), so each return address is kept once. Returns the new count.
 // Allocation-free, linear time, for fold_recursion=2.
-uint32_t fold_cycles(uintptr_t* pcs, uint32_t n);  // at start-up; false when its memory cannot be reserved
+uint32_t fold_cycles(uintptr_t* pcs, uint32_t n);
 void register_thread_stack(ThreadState* state);
 
 }  // namespace profkit::rt
