@@ -179,6 +179,11 @@ int parse_options(const char* text, size_t size, const char* source, Options* op
       options->malloc_context_size.value = 255;
       problem = "malloc_context_size must be 1..255, using 255 for";
     }
+    if (problem == nullptr &&
+        (options->fold_recursion.value < 0 || options->fold_recursion.value > 2)) {
+      options->fold_recursion.value = 0;
+      problem = "fold_recursion must be 0, 1 or 2, using 0 for";
+    }
     if (problem != nullptr) {
       report(sink, context, source, problem, name, name_size, known ? "" : " (ignored)");
       ++errors;

@@ -3,6 +3,7 @@
 // (so GoogleTest itself runs on it); not built with sanitizers, whose allocator it replaces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 #include <vector>
@@ -160,6 +161,117 @@ TEST(StackDepot, SameStackSameIdOtherStackOtherId) {
   };
   EXPECT_TRUE(in_site_a(pcs[0])) << std::hex << pcs[0];
   EXPECT_EQ(depot_stack(0x7fffffff, &size), nullptr);
+}
+
+// fold_recursion on a copy of `in` (leaf first).
+std::vector<uintptr_t> folded(std::vector<uintptr_t> in) {
+  in.resize(fold_recursion(in.data(), static_cast<uint32_t>(in.size())));
+  return in;
+}
+
+TEST(FoldRecursion, RepeatedCyclesBecomeOne) {
+  using V = std::vector<uintptr_t>;
+  EXPECT_EQ(folded({1, 2, 3, 2, 3, 2, 3, 4}), (V{1, 2, 3, 4}));      // A B C B C B C D
+  EXPECT_EQ(folded({1, 5, 5, 5, 5, 2}), (V{1, 5, 2}));               // direct recursion
+  EXPECT_EQ(folded({1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8}), (V{1, 2, 3, 4, 5, 6, 7, 8}))
+      << "a cycle of kFoldMaxPeriod frames folds";
+  const V nine = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(folded(nine), nine) << "a longer cycle stays";
+  EXPECT_EQ(folded({1, 2, 2, 1, 2, 2}), (V{1, 2})) << "repeats inside a repeat";
+  EXPECT_EQ(folded({1, 2, 3, 1, 2, 4}), (V{1, 2, 3, 1, 2, 4})) << "not consecutive: kept";
+  EXPECT_EQ(folded({}), V{});
+  EXPECT_EQ(folded({7}), V{7});
+}
+
+TEST(FoldRecursion, AnyDepthOfOneRecursionGivesOneStack) {
+  // main > top > (a > b > c)^depth > leaf, leaf first as captured.
+  std::vector<uintptr_t> expected;
+  for (uint32_t depth = 1; depth <= 80; ++depth) {
+    std::vector<uintptr_t> stack = {100};
+    for (uint32_t d = 0; d < depth; ++d) stack.insert(stack.end(), {30, 20, 10});
+    stack.insert(stack.end(), {200, 300});
+    if (depth == 1) expected = stack;
+    EXPECT_EQ(folded(stack), expected) << depth;
+  }
+}
+
+TEST(FoldRecursion, ResultHasNoRepeatLeftAndKeepsEveryFrame) {
+  // Random stacks over a small alphabet (many repeats), fixed seed: the result has no run
+  // of up to kFoldMaxPeriod frames followed by itself, folding it again changes nothing,
+  // the leaf stays first, and every return address still occurs (a repeat's first copy
+  // stays).
+  uint32_t x = 7;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uintptr_t> in(x % 255);
+    for (uintptr_t& pc : in) {
+      x = x * 1103515245u + 12345u;
+      pc = 1 + (x >> 16) % (2 + round % 5);
+    }
+    const std::vector<uintptr_t> out = folded(in);
+    ASSERT_LE(out.size(), in.size());
+    for (size_t end = 2; end <= out.size(); ++end)
+      for (size_t p = 1; p <= kFoldMaxPeriod && 2 * p <= end; ++p) {
+        bool repeat = true;
+        for (size_t k = 0; k < p && repeat; ++k) repeat = out[end - 1 - k] == out[end - 1 - p - k];
+        ASSERT_FALSE(repeat) << "round " << round << ": a repeat of " << p << " ends at " << end;
+      }
+    EXPECT_EQ(folded(out), out) << round;
+    if (!in.empty()) {
+      EXPECT_EQ(out.front(), in.front()) << round;
+    }
+    EXPECT_EQ(std::set<uintptr_t>(in.begin(), in.end()), std::set<uintptr_t>(out.begin(), out.end()))
+        << round;
+  }
+}
+
+std::vector<uintptr_t> without_cycles(std::vector<uintptr_t> in) {
+  in.resize(fold_cycles(in.data(), static_cast<uint32_t>(in.size())));
+  return in;
+}
+
+TEST(FoldCycles, EveryCycleGoes) {
+  using V = std::vector<uintptr_t>;
+  EXPECT_EQ(without_cycles({1, 2, 3, 2, 3, 2, 3, 4}), (V{1, 2, 3, 4}));
+  EXPECT_EQ(without_cycles({1, 2, 3, 1, 4}), (V{1, 4})) << "a cycle back to the leaf";
+  // Three cycles through one function (a parser's nesting through three call sites) in an
+  // order with no repeat back to back within 8 frames (P Q P R P Q), which fold_recursion
+  // keeps.
+  const V mixed = {1, 2, 3, 4, 2, 5, 4, 2, 3, 4, 2, 7, 4, 2, 3, 4, 2, 5, 4, 6};
+  EXPECT_EQ(folded(mixed), mixed) << "no repeat back to back";
+  EXPECT_EQ(without_cycles(mixed), (V{1, 2, 5, 4, 6}));
+  const V nine = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(without_cycles(nine), (V{1, 2, 3, 4, 5, 6, 7, 8, 9})) << "no length limit";
+  EXPECT_EQ(without_cycles({}), V{});
+  EXPECT_EQ(without_cycles({7}), V{7});
+}
+
+TEST(FoldCycles, ResultHoldsEachAddressOnceAndKeepsBothEnds) {
+  // Random stacks of up to 255 frames over alphabets of 2 to 400 addresses, fixed seed,
+  // against a quadratic reference: each address once, leaf and outermost frame kept.
+  uint32_t x = 11;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uintptr_t> in(x % 256);
+    const uint32_t alphabet = 2 + static_cast<uint32_t>(round) % 400;
+    for (uintptr_t& pc : in) {
+      x = x * 1103515245u + 12345u;
+      pc = 0x400000 + 16 * ((x >> 12) % alphabet);  // return addresses: multiples of 16
+    }
+    std::vector<uintptr_t> expected;
+    for (uintptr_t pc : in) {
+      auto it = std::find(expected.begin(), expected.end(), pc);
+      if (it != expected.end())
+        expected.erase(it + 1, expected.end());
+      else
+        expected.push_back(pc);
+    }
+    const std::vector<uintptr_t> out = without_cycles(in);
+    ASSERT_EQ(out, expected) << "round " << round;
+    EXPECT_EQ(std::set<uintptr_t>(out.begin(), out.end()).size(), out.size()) << round;
+    if (!in.empty()) {
+      EXPECT_EQ(out.front(), in.front()) << round;
+      EXPECT_EQ(out.back(), in.back()) << round;
+    }
+  }
 }
 
 }  // namespace

@@ -153,6 +153,13 @@ uint32_t walk_frame_pointers(uintptr_t caller_return, uintptr_t caller_frame, ui
   return n;
 }
 
+// fold_recursion (mode 1 or 2), then the depth limit. Out of line, so that the 4 KiB
+// fold_cycles needs is on the stack only while it runs, not in every capture's frame.
+PROFKIT_RT_NOINLINE uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, uint32_t depth) {
+  n = mode == 1 ? fold_recursion(pcs, n) : fold_cycles(pcs, n);
+  return n < depth ? n : depth;
+}
+
 }  // namespace
 
 bool depot_init() {
@@ -176,25 +183,88 @@ void register_thread_stack(ThreadState* state) {
   pthread_attr_destroy(&attr);
 }
 
+uint32_t fold_recursion(uintptr_t* pcs, uint32_t n) {
+  // Frames are appended one at a time; a repeat can only end at the frame just appended,
+  // and dropping it leaves a prefix of the frames kept before, which had no repeat: so one
+  // check per frame leaves none.
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    pcs[out++] = pcs[i];
+    for (uint32_t p = 1; p <= kFoldMaxPeriod && 2 * p <= out; ++p) {
+      uint32_t k = 0;
+      while (k < p && pcs[out - 1 - k] == pcs[out - 1 - p - k]) ++k;
+      if (k == p) {
+        out -= p;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+uint32_t fold_cycles(uintptr_t* pcs, uint32_t n) {
+  // One slot per distinct address, open addressing over twice as many slots as frames: the
+  // address (as the input frame `in` that last kept it) and where it was kept. Keyed by the
+  // address itself, so an address kept, cut and kept again reuses its slot (keying on
+  // positions made recursions re-insert the same few addresses into one ever longer probe
+  // chain: quadratic, 10x slower on the parser workload).
+  constexpr uint32_t kSlots = 512;
+  constexpr uint16_t kEmpty = 0xffff;
+  struct Slot {
+    uint16_t in, kept_at;
+  };
+  Slot slots[kSlots];
+  for (Slot& slot : slots) slot.in = kEmpty;
+  if (n > kSlots / 2) n = kSlots / 2;
+  uintptr_t kept[kSlots / 2];
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uintptr_t pc = pcs[i];
+    uint32_t s = static_cast<uint32_t>((pc * 0x9E3779B97F4A7C15ull) >> 55);  // 9 bits
+    while (slots[s].in != kEmpty && pcs[slots[s].in] != pc) s = (s + 1) & (kSlots - 1);
+    Slot& slot = slots[s];
+    if (slot.in != kEmpty && slot.kept_at < count && kept[slot.kept_at] == pc) {
+      count = slot.kept_at + 1u;  // the cycle since its first occurrence goes
+      continue;
+    }
+    slot.in = static_cast<uint16_t>(i);
+    slot.kept_at = static_cast<uint16_t>(count);
+    kept[count++] = pc;
+  }
+  for (uint32_t i = 0; i < count; ++i) pcs[i] = kept[i];
+  return count;
+}
+
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   constexpr uint32_t kSkipMax = 16;  // runtime frames above the entry point's caller
   uintptr_t pcs[256 + kSkipMax];
   const uint32_t depth = g.stack_depth;
+  // Folding walks as deep as the walker goes and cuts after folding, so that a recursion
+  // deeper than the depth limit still keeps the frames that called it.
+  const int fold = g.options.fold_recursion.value;
+  const uint32_t walk_depth = fold ? kWalkMemoSteps - 1 : depth;
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, depth, &memo, &hash);
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash);
       if (n != 0) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
+        // The option is fixed for the process, so the id a memo keeps is always folded or
+        // always not.
         if (memo->context_id != 0) return memo->context_id;
+        if (fold) {
+          const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
+          if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
+          n = kept;
+        }
         return memo->context_id = intern(tls_state, pcs, n, hash);
       }
     }
     if (n == 0) {
       void* frames[256 + kSkipMax];
-      const int got = unw_backtrace(frames, static_cast<int>(depth + kSkipMax));
+      const int got = unw_backtrace(frames, static_cast<int>(walk_depth + kSkipMax));
       int start = -1;
       for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
         if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
@@ -202,12 +272,13 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
           break;
         }
       if (start >= 0) {
-        for (int i = start; i < got && n < depth; ++i)
+        for (int i = start; i < got && n < walk_depth; ++i)
           pcs[n++] = reinterpret_cast<uintptr_t>(frames[i]);
       }
     }
   }
-  if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, depth);
+  if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, walk_depth);
+  if (fold) n = fold_and_cut(fold, pcs, n, depth);
   return intern(tls_state, pcs, n, 0);
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Heap profiler runtime benchmark: four allocation-heavy workloads (key-value store, tree
-# builder, string processing, producer/consumer threads) and a per-operation benchmark
-# (pairs.cpp: malloc, cross-thread free, blocks passed between threads) and a Google Benchmark
-# hot loop (alloc_bench.cc: malloc/free pairs by call depth), each compiled ONCE with
+# Heap profiler runtime benchmark: five allocation-heavy workloads (key-value store, tree
+# builder, string processing, producer/consumer threads, a deep-recursion parser) and a
+# per-operation benchmark (pairs.cpp: malloc, cross-thread free, blocks passed between
+# threads) and a Google Benchmark hot loop (alloc_bench.cc: malloc/free pairs by call depth), each compiled ONCE with
 # clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile and linked three ways:
 #   plain    the same source without instrumentation (baseline)
 #   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
@@ -24,7 +24,7 @@ mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
-for w in kvstore tree strings prodcons pairs alloc_bench; do
+for w in kvstore tree strings prodcons recursive pairs alloc_bench; do
   src="$here/$w.cpp" libs="-lpthread"
   [ "$w" = alloc_bench ] && src="$here/$w.cc" libs="-lbenchmark -lpthread"  # Google Benchmark
   if [ ! -x "$w.profkit" ]; then
@@ -45,13 +45,16 @@ echo
 # also counts waiting for a CPU, CPU time does not.
 echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | CPU ratio | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for w in kvstore tree strings prodcons; do
+for w in kvstore tree strings prodcons recursive; do
   rm -rf raw && mkdir raw
+  # recursive.cpp's contexts are hundreds of frames deep: profile them whole.
+  deep="" run_opts=""
+  [ "$w" = recursive ] && deep=":malloc_context_size=255" run_opts="--options=malloc_context_size=255"
   hyperfine -N -r "$RUNS" --export-json "$w.json" \
     -n plain "./$w.plain" \
-    -n crt "env MEMPROF_OPTIONS=log_path=raw/crt ./$w.crt" \
-    -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk ./$w.profkit" \
-    -n run "$PROFKIT run --output raw/run.raw -- ./$w.plain" \
+    -n crt "env MEMPROF_OPTIONS=log_path=raw/crt$deep ./$w.crt" \
+    -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk$deep ./$w.profkit" \
+    -n run "$PROFKIT run $run_opts --output raw/run.raw -- ./$w.plain" \
     -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
   read -r plain crt pk run ht cplain ccrt cpk crun cht < <(python3 -c "
 import json,sys
@@ -61,8 +64,8 @@ c={x['command']:x['user']+x['system'] for x in res}
 n=['plain','crt','profkit','run','heaptrack']
 print(*[r[k] for k in n],*[c[k] for k in n])")
   rss_plain=$(rss "./$w.plain")
-  rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2 rss "./$w.crt")
-  rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2 rss "./$w.profkit")
+  rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2$deep rss "./$w.crt")
+  rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2$deep rss "./$w.profkit")
   python3 -c "
 p,c,k,r,h=$plain,$crt,$pk,$run,$ht
 cp,cc,ck,cr,ch=$cplain,$ccrt,$cpk,$crun,$cht
