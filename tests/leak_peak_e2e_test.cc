@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "report/testing/browser.h"
 #include "tests/support/harness.h"
 
 namespace profkit::test {
@@ -170,6 +171,39 @@ TEST(LeakPeak, DhatFieldsAtPeakAndAtExit) {
   }
   EXPECT_EQ(at_peak, kPeak);
   EXPECT_EQ(at_exit, kLeaks);
+}
+
+// What a person sees: the HTML report in Chromium (cards, the "At peak" column sorted, the
+// icicle weighted by it) and the DHAT export in valgrind's dh_view.html.
+TEST(LeakPeak, HtmlAndDhViewShowLeaksAndPeak) {
+  const Build& b = build();
+  const std::string raw = profile_of(b.instrumented, "browser", "");
+  const std::string html = b.dir + "/r.html", dhat = b.dir + "/r.dhat.json";
+  run_ok(sh_quote(profkit_bin()) + " report " + sh_quote(raw) + " --profiled-binary " +
+         sh_quote(b.instrumented) + " --html " + sh_quote(html) + " --dhat " + sh_quote(dhat) +
+         " -o /dev/null");
+  const json seen = report::testing::browser_check("--html " + sh_quote(html) +
+                                                   " --sort peak --weight peak --dhat " + sh_quote(dhat));
+  EXPECT_EQ(seen["console_errors"], json::array());
+  // The cards give the totals, which include blocks of libraries with no debug info.
+  const json totals = report(raw, b.instrumented, "")["live_peak"];
+  const std::string leak_card = seen["summary"]["leaked at exit"];
+  EXPECT_NE(leak_card.find(" · " + totals["live_blocks"].dump() + " blocks"), std::string::npos) << leak_card;
+  const std::string peak_card = seen["summary"]["peak heap"];
+  EXPECT_NE(peak_card.find(" · " + totals["peak_blocks"].dump() + " blocks at "), std::string::npos) << peak_card;
+  ASSERT_GE(seen["after_sort"]["rows"].size(), 2u);
+  EXPECT_EQ(seen["after_sort"]["rows"][0]["site"].get<std::string>().rfind("y_big ", 0), 0u);
+  EXPECT_EQ(seen["after_sort"]["rows"][1]["site"].get<std::string>().rfind("y_small ", 0), 0u);
+  // Weighted by bytes at the peak, the icicle holds y_big and y_small only, 3:1.
+  std::map<std::string, double> width;
+  for (const json& f : seen["after_weight"]) width[f["function"]] += f["width"].get<double>();
+  EXPECT_EQ(width.count("leak_a"), 0u);
+  EXPECT_NEAR(width["y_big"] / width["y_small"], 3.0, 0.1);
+  EXPECT_EQ(seen["dhat_errors"], json::array());
+  const std::string pps = seen["dhat_blocks"];
+  EXPECT_NE(pps.find("At t-gmax: 400,000 bytes (100%) in 250 blocks (100%)"), std::string::npos) << pps;
+  EXPECT_NE(pps.find("At t-end:  11,000 bytes (100%) in 9 blocks (100%)"), std::string::npos) << pps;
+  EXPECT_NE(pps.find("At t-gmax: 300,000 bytes (75%) in 200 blocks (80%)"), std::string::npos) << pps;
 }
 
 TEST(LeakPeak, LlvmProfdataStillReadsTheRawFile) {
