@@ -106,7 +106,7 @@ void peak_rising() {
   g_peak_watch.pending.store(true, std::memory_order_relaxed);
 }
 
-void peak_snapshot(ThreadState*) {
+void peak_snapshot() {
   if (!g_peak_lock.try_lock()) return;  // another thread is taking it: that one covers this
   if (g_peak_watch.pending.load(std::memory_order_relaxed)) take_snapshot();
   g_peak_lock.unlock();

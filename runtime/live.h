@@ -39,7 +39,7 @@ extern PeakWatch g_peak_watch;
 LiveCell* live_chunk_slow(ThreadState* state, uint32_t id);
 void live_publish(ThreadState* state);
 void peak_rising();
-void peak_snapshot(ThreadState* state);
+void peak_snapshot();
 
 inline LiveCell* live_cell(ThreadState* state, LiveCell** chunks, uint32_t id) {
   LiveCell* chunk = __atomic_load_n(&chunks[id >> kLiveChunkBits], __ATOMIC_RELAXED);
