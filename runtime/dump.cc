@@ -450,11 +450,12 @@ bool any(const LivePeak& r) { return (r.live_blocks | r.peak_blocks) != 0; }
 
 // ---- raw output (B) ------------------------------------------------------------------
 // Writes the MIBs of several tables (every thread's freed-block table and the table of
-// live blocks) without merging them first, then, given `live` (the table of live blocks,
-// peak data locked), profkit's live/peak extension for the contexts whose stacks it wrote: a context id may appear in more than one MIB
+// live blocks) without merging them first: a context id may appear in more than one MIB
 // record, which llvm-profdata merges by id (docs/formats/memprof.md D.5; checked with llvm-profdata-22), so a
 // dump needs no copy of the tables. Each id's stack is written once. Not for histograms
 // (dump_profile merges those first: llvm-profdata 22 crashes on their duplicates).
+// Given `live` (the table of live blocks; the peak data locked), it then writes profkit's
+// live/peak extension for the contexts whose stacks it wrote.
 void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments,
                const MibTable* live, bool at_exit) {
   const uint32_t ids = depot_size();

@@ -2,7 +2,7 @@
 // the blocks and bytes it allocated minus those it freed (LiveCell, no shared writes); the
 // sum over states is the context's live data. The global total is kept loosely (each state
 // publishes every kLivePublish bytes of change), which is enough to notice that the heap
-// passed the next snapshot level; the snapshot itself is exact: it sums every state's cells.
+// passed the next snapshot level; the snapshot itself sums every state's cells.
 //
 // When to snapshot is DHAT's rule, thinned out: once the heap has grown past `level`, the
 // first free (anywhere) takes a snapshot of the moment before it, the top of that rise; the
