@@ -581,11 +581,12 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
       if (!(seen[id / 64] >> (id % 64) & 1)) continue;
       const LivePeak r = live_peak_of(*live, id);
       if (!any(r)) continue;
-      out.u64(id);
-      out.u64(r.live_blocks);
-      out.u64(r.live_bytes);
-      out.u64(r.peak_blocks);
-      out.u64(r.peak_bytes);
+      Fields f{out.room(memprof::kHeapExtEntrySize)};
+      f.field(uint64_t{id});
+      f.field(r.live_blocks);
+      f.field(r.live_bytes);
+      f.field(r.peak_blocks);
+      f.field(r.peak_bytes);
     }
   }
   while (out.pos < total) out.byte(0);
