@@ -167,7 +167,9 @@ TEST(LeakPeak, DhatFieldsAtPeakAndAtExit) {
     const std::string leaf = frame.substr(from, frame.find(' ', from) - from);
     if (pp["gb"].get<uint64_t>() != 0) at_peak[leaf] = {pp["gb"], pp["gbk"]};
     if (pp["eb"].get<uint64_t>() != 0) at_exit[leaf] = {pp["eb"], pp["ebk"]};
-    if (leaf == "y_big") EXPECT_GE(pp["mb"].get<uint64_t>(), 300000u);
+    if (leaf == "y_big") {
+      EXPECT_GE(pp["mb"].get<uint64_t>(), 300000u);
+    }
   }
   EXPECT_EQ(at_peak, kPeak);
   EXPECT_EQ(at_exit, kLeaks);
