@@ -53,6 +53,7 @@ std::string frame_text(const HeapFrame& frame) {
 struct Point {
   std::vector<uint64_t> frames;  // indices into ftbl, innermost first
   uint64_t bytes = 0, blocks = 0, lifetimes_us = 0, max_block_bytes = 0;
+  uint64_t peak_bytes = 0, peak_blocks = 0, end_bytes = 0, end_blocks = 0;
 };
 
 }  // namespace
@@ -80,6 +81,10 @@ std::string dhat_json(const HeapProfile& profile) {
     p.blocks += mib.AllocCount;
     p.lifetimes_us += ms_to_us(mib.TotalLifetime);
     p.max_block_bytes = std::max<uint64_t>(p.max_block_bytes, mib.MaxSize);
+    p.peak_bytes += context.peak_bytes;
+    p.peak_blocks += context.peak_blocks;
+    p.end_bytes += context.live_bytes;
+    p.end_blocks += context.live_blocks;
     // Indexed profiles keep no timestamps (nor MaxLifetime in LLVM's default schema): then
     // the longest average lifetime is the best lower bound on the program's duration.
     const uint64_t avg_lifetime_ms = mib.AllocCount != 0 ? mib.TotalLifetime / mib.AllocCount : 0;
@@ -98,20 +103,25 @@ std::string dhat_json(const HeapProfile& profile) {
   out["tuth"] = 1000;
   out["cmd"] = "profkit report " + profile.path + " (" + profile.kind + ")";
   out["pid"] = 0;
+  const LivePeakSummary& lp = profile.live_peak;
+  if (lp.present) end_us = std::max(end_us, ms_to_us(lp.dump_time_ms));
   out["te"] = end_us;
-  out["tg"] = 0;
+  out["tg"] = lp.present ? ms_to_us(lp.peak_time_ms) : 0;
   Json pps = Json::array();
   for (const Point& p : points) {
     Json pp;
     pp["tb"] = p.bytes;
     pp["tbk"] = p.blocks;
     pp["tl"] = p.lifetimes_us;
-    pp["mb"] = p.max_block_bytes;
-    pp["mbk"] = p.blocks != 0 ? 1 : 0;
-    pp["gb"] = 0;
-    pp["gbk"] = 0;
-    pp["eb"] = 0;
-    pp["ebk"] = 0;
+    // The PP's own maximum is at least its largest block and at least its share of the
+    // global peak.
+    const bool peak_larger = p.peak_bytes > p.max_block_bytes;
+    pp["mb"] = peak_larger ? p.peak_bytes : p.max_block_bytes;
+    pp["mbk"] = peak_larger ? p.peak_blocks : p.blocks != 0 ? 1 : 0;
+    pp["gb"] = p.peak_bytes;
+    pp["gbk"] = p.peak_blocks;
+    pp["eb"] = p.end_bytes;
+    pp["ebk"] = p.end_blocks;
     pp["fs"] = p.frames;
     pps.push_back(std::move(pp));
   }

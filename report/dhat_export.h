@@ -13,9 +13,11 @@ namespace profkit::report {
 //   tbk (blocks) = AllocCount, tb (bytes) = TotalSize,
 //   tl (lifetimes) = TotalLifetime in microseconds (tu "µs", Mtu "s": rates are per second),
 //   mb / mbk (the PP's peak) = MaxSize in 1 block: the largest block, a lower bound,
-//   gb, gbk, eb, ebk (bytes and blocks live at the global peak and at exit) = 0: unknown;
-//   te (program end) = the latest deallocation timestamp, or without timestamps (indexed
-//     inputs) the longest lifetime, a lower bound; tg (global peak) = 0,
+//   gb, gbk (bytes and blocks live at the global peak), eb, ebk (live at exit) and tg (time
+//     of the global peak) = profkit's live/peak data (HeapProfile::live_peak), 0 without it;
+//     mb / mbk then are at least gb / gbk;
+//   te (program end) = the latest deallocation timestamp or the dump's time, or without
+//     timestamps (indexed inputs) the longest lifetime, a lower bound,
 //   tuth (the "short-lived" threshold) = 1 ms, memprof's timestamp resolution.
 // Accesses are not exported (bkacc false): memprof counts reads and writes together, per
 // 64-byte granule, and DHAT wants bytes read and bytes written apart.

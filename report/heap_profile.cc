@@ -63,20 +63,27 @@ class ContextSet {
  public:
   explicit ContextSet(std::vector<HeapContext>& out) : out_(out) {}
   void add(std::vector<HeapFrame> frames, const memprof::MemInfoBlock& mib,
-           const std::vector<uint64_t>& histogram) {
+           const std::vector<uint64_t>& histogram, const memprof::LivePeakEntry* live = nullptr) {
     const uint64_t id = context_id(frames);
     auto [it, inserted] = index_.try_emplace(id, out_.size());
-    if (!inserted) {
+    if (inserted) {
+      HeapContext c;
+      c.id = id;
+      c.frames = std::move(frames);
+      c.mib = mib;
+      c.histogram = histogram;
+      out_.push_back(std::move(c));
+    } else {
       HeapContext& c = out_[it->second];
       memprof::merge_mib(c.mib, c.histogram, mib, histogram);
-      return;
     }
-    HeapContext c;
-    c.id = id;
-    c.frames = std::move(frames);
-    c.mib = mib;
-    c.histogram = histogram;
-    out_.push_back(std::move(c));
+    if (live != nullptr) {
+      HeapContext& c = out_[it->second];
+      c.live_blocks += live->live_blocks;
+      c.live_bytes += live->live_bytes;
+      c.peak_blocks += live->peak_blocks;
+      c.peak_bytes += live->peak_bytes;
+    }
   }
   bool contains(uint64_t id) const { return index_.count(id) != 0; }
 
@@ -102,6 +109,22 @@ Expected<HeapProfile> load_raw(Bytes bytes, const HeapLoadOptions& options,
   symbolize::MemProfSymbolizer& symbolizer = **sym;
   HeapProfile profile;
   profile.kind = "raw v" + std::to_string(merged.version);
+  std::unordered_map<uint64_t, const memprof::LivePeakEntry*> live;
+  if (merged.live_peak) {
+    const memprof::LivePeak& lp = *merged.live_peak;
+    LivePeakSummary& s = profile.live_peak;
+    s.present = true;
+    s.at_exit = lp.at_exit;
+    s.dump_time_ms = lp.dump_time_ms;
+    s.peak_time_ms = lp.peak_time_ms;
+    s.peak_bytes = lp.peak_bytes;
+    s.peak_blocks = lp.peak_blocks;
+    for (const memprof::LivePeakEntry& e : lp.entries) {
+      live.emplace(e.stack_id, &e);
+      s.live_bytes += e.live_bytes;
+      s.live_blocks += e.live_blocks;
+    }
+  }
   ContextSet set(profile.contexts);
   const uint64_t total = merged.mibs.size();
   for (size_t m = 0; m < merged.mibs.size(); ++m) {
@@ -133,7 +156,8 @@ Expected<HeapProfile> load_raw(Bytes bytes, const HeapLoadOptions& options,
       profile.dropped_allocations += mib.mib.AllocCount;
       continue;
     }
-    set.add(std::move(frames), mib.mib, mib.histogram);
+    const auto found = live.find(mib.stack_id);
+    set.add(std::move(frames), mib.mib, mib.histogram, found == live.end() ? nullptr : found->second);
   }
   if (options.progress) options.progress(total, total);
   if (profile.contexts.empty())
@@ -327,7 +351,8 @@ bool parse_sort_key(std::string_view text, SortKey& key) {
   static constexpr std::pair<std::string_view, SortKey> kKeys[] = {
       {"bytes", SortKey::bytes},       {"count", SortKey::count},
       {"accesses", SortKey::accesses}, {"density", SortKey::density},
-      {"lifetime", SortKey::lifetime}};
+      {"lifetime", SortKey::lifetime}, {"live", SortKey::live},
+      {"peak", SortKey::peak}};
   for (const auto& [name, value] : kKeys) {
     if (text == name) {
       key = value;
@@ -348,6 +373,8 @@ std::vector<const HeapContext*> sorted_contexts(const HeapProfile& profile, Sort
       case SortKey::accesses: return static_cast<double>(c->mib.TotalAccessCount);
       case SortKey::density: return c->lifetime_access_density();
       case SortKey::lifetime: return c->avg_lifetime_ms();
+      case SortKey::live: return static_cast<double>(c->live_bytes);
+      case SortKey::peak: return static_cast<double>(c->peak_bytes);
     }
     return 0;
   };

@@ -51,6 +51,10 @@ struct HeapContext {
   std::vector<uint64_t> histogram; // access histogram (histogram-mode raw profiles)
   Verdict verdict = Verdict::not_cold;
   std::string why;                 // one line: the thresholds the verdict rests on
+  // profkit's runtime only (HeapProfile::live_peak): blocks and bytes live when the profile
+  // was written (at exit: leaked) and at the heap's peak.
+  uint64_t live_blocks = 0, live_bytes = 0;
+  uint64_t peak_blocks = 0, peak_bytes = 0;
 
   // Derived metrics (0 when AllocCount is 0).
   double avg_size() const;         // TotalSize / AllocCount
@@ -71,6 +75,15 @@ struct HeapSummary {
   uint64_t cold_bytes = 0, hot_bytes = 0, not_cold_bytes = 0;
 };
 
+// Live and peak data (profkit's runtime writes it into raw profiles: docs/formats/profkit-heap.md).
+struct LivePeakSummary {
+  bool present = false;            // false: compiler-rt's raw profiles, YAML, indexed
+  bool at_exit = false;            // written at exit, so live = leaked
+  uint64_t dump_time_ms = 0, peak_time_ms = 0;  // MIB timestamp clock
+  uint64_t live_bytes = 0, live_blocks = 0;     // every context's, symbolized or not
+  uint64_t peak_bytes = 0, peak_blocks = 0;
+};
+
 struct HeapProfile {
   std::string path;                // the input, for headers and errors
   std::string kind;                // "raw v5", "yaml", "indexed v3", ...
@@ -81,6 +94,7 @@ struct HeapProfile {
   std::vector<std::string> absent_fields;
   // What could not be symbolized (raw inputs): dropped contexts and their allocations.
   uint64_t dropped_contexts = 0, dropped_allocations = 0;
+  LivePeakSummary live_peak;
 };
 
 struct HeapLoadOptions {
@@ -104,8 +118,9 @@ uint64_t context_id(const std::vector<HeapFrame>& frames);
 // Recomputes verdicts, `why` and the summary (after changing thresholds or contexts).
 void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& thresholds);
 
-enum class SortKey { bytes, count, accesses, density, lifetime };
-// Parses "bytes|count|accesses|density|lifetime".
+// live: bytes live when the profile was written (leaks, at exit); peak: bytes at the peak.
+enum class SortKey { bytes, count, accesses, density, lifetime, live, peak };
+// Parses "bytes|count|accesses|density|lifetime|live|peak".
 bool parse_sort_key(std::string_view text, SortKey& key);
 // Contexts ordered by the key, largest first; ties broken by id so output is deterministic.
 std::vector<const HeapContext*> sorted_contexts(const HeapProfile& profile, SortKey key);

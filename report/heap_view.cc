@@ -96,9 +96,109 @@ std::string_view sort_key_name(SortKey key) {
     case SortKey::accesses: return "accesses";
     case SortKey::density: return "density";
     case SortKey::lifetime: return "lifetime";
+    case SortKey::live: return "live";
+    case SortKey::peak: return "peak";
   }
   return "bytes";
 }
+
+bool parse_view_kind(std::string_view text, HeapViewKind& kind) {
+  if (text == "contexts") kind = HeapViewKind::contexts;
+  else if (text == "leaks") kind = HeapViewKind::leaks;
+  else if (text == "peak") kind = HeapViewKind::peak;
+  else return false;
+  return true;
+}
+
+std::string live_peak_missing(const HeapProfile& p, const ViewOptions& o) {
+  const bool needs = o.view != HeapViewKind::contexts || o.sort == SortKey::live ||
+                     o.sort == SortKey::peak;
+  if (!needs || p.live_peak.present) return {};
+  const std::string what = o.view == HeapViewKind::leaks  ? "--view=leaks"
+                           : o.view == HeapViewKind::peak ? "--view=peak"
+                                                          : "--sort=" + std::string(sort_key_name(o.sort));
+  return what + ": " + p.path + " (" + p.kind +
+         ") has no leak or peak data: only profkit's runtime (libprofkit_memprof, profkit run) "
+         "records it, in its raw profiles; compiler-rt's raw profiles and YAML or indexed "
+         "profiles do not have it";
+}
+
+namespace {
+
+// The contexts a view lists, in its order: leaks and peak keep those with bytes there.
+std::vector<const HeapContext*> view_contexts(const HeapProfile& p, const ViewOptions& o) {
+  if (o.view == HeapViewKind::contexts) return sorted_contexts(p, o.sort);
+  const bool leaks = o.view == HeapViewKind::leaks;
+  std::vector<const HeapContext*> out;
+  for (const HeapContext* c : sorted_contexts(p, leaks ? SortKey::live : SortKey::peak))
+    if ((leaks ? c->live_bytes : c->peak_bytes) != 0) out.push_back(c);
+  return out;
+}
+
+std::string seconds(uint64_t ms) { return fixed(static_cast<double>(ms) / 1000, 3) + " s"; }
+
+// The leaks or peak view as text.
+std::string render_live_text(const HeapProfile& p, const ViewOptions& o) {
+  const Palette c{o.color};
+  const int width = std::max(o.width, 40);
+  const size_t w = static_cast<size_t>(width);
+  const LivePeakSummary& s = p.live_peak;
+  const bool leaks = o.view == HeapViewKind::leaks;
+  std::string out;
+  auto line = [&](const std::string& text) { out += text + "\n"; };
+  line(c.bold(fit(p.path + " (" + p.kind + ")", w)));
+  const auto ranked = view_contexts(p, o);
+  uint64_t shown_bytes = 0, shown_blocks = 0;
+  for (const HeapContext* ctx : ranked) {
+    shown_bytes += leaks ? ctx->live_bytes : ctx->peak_bytes;
+    shown_blocks += leaks ? ctx->live_blocks : ctx->peak_blocks;
+  }
+  const uint64_t all_bytes = leaks ? s.live_bytes : s.peak_bytes;
+  const uint64_t all_blocks = leaks ? s.live_blocks : s.peak_blocks;
+  if (leaks) {
+    line(fit("  Leaks: " + grouped(all_bytes) + " bytes in " + plural(all_blocks, "block") +
+                 (s.at_exit ? " live at exit" : " live when the profile was written (" +
+                                                    seconds(s.dump_time_ms) + ", not at exit)"),
+             w));
+  } else {
+    line(fit("  Peak heap: " + grouped(all_bytes) + " bytes in " + plural(all_blocks, "block") +
+                 " at " + seconds(s.peak_time_ms),
+             w));
+    line("  " + c.dim(fit("the runtime's snapshot nearest the top: at most 1/64 (or 16 KiB) below it",
+                          w - 2)));
+  }
+  if (all_bytes != shown_bytes)
+    line("  " + c.dim(fit("+ " + grouped(all_bytes - shown_bytes) + " bytes in " +
+                              plural(all_blocks - shown_blocks, "block") +
+                              " from call stacks with no frame with debug info",
+                          w - 2)));
+  const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
+  line("");
+  line(c.bold(fit("Top " + std::to_string(shown) + " of " + grouped(ranked.size()) +
+                      (leaks ? " leaking contexts by bytes live at exit"
+                             : " contexts by bytes at the peak"),
+                  w)));
+  for (size_t i = 0; i < shown; ++i) {
+    const HeapContext& ctx = *ranked[i];
+    const uint64_t bytes = leaks ? ctx.live_bytes : ctx.peak_bytes;
+    const uint64_t blocks = leaks ? ctx.live_blocks : ctx.peak_blocks;
+    line("");
+    std::string head = "#" + std::to_string(i + 1) + " " + grouped(bytes) + " bytes in " +
+                       plural(blocks, "block") + " (" + percent(bytes, all_bytes) + ")";
+    const std::string id = hex_id(ctx.id);
+    if (head.size() + 1 + id.size() <= w)
+      line(c.bold(head) + std::string(w - head.size() - id.size(), ' ') + c.dim(id));
+    else
+      line(c.bold(fit(head, w)));
+    line(fit("   of " + plural(ctx.mib.AllocCount, "allocation") + ", " +
+                 grouped(ctx.mib.TotalSize) + " bytes in all",
+             w));
+    out += chain_lines(ctx.frames, o.frames, width, "     ");
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string human_bytes(double bytes) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -175,6 +275,7 @@ std::string chain_lines(const std::vector<HeapFrame>& frames, const FrameFilter&
 }
 
 std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
+  if (o.view != HeapViewKind::contexts) return render_live_text(p, o);
   const Palette c{o.color};
   const int width = std::max(o.width, 40);
   const HeapSummary& s = p.summary;
@@ -266,6 +367,11 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
         "lifetime avg " + lifetime_text(ctx.avg_lifetime_ms()),
         "density " + short_number(ctx.lifetime_access_density())};
     if (!measured) pieces = {pieces[0], pieces[2]};
+    if (o.sort == SortKey::live || o.sort == SortKey::peak) {
+      pieces.push_back("live " + human_bytes(static_cast<double>(ctx.live_bytes)) + " in " +
+                       plural(ctx.live_blocks, "block"));
+      pieces.push_back("at peak " + human_bytes(static_cast<double>(ctx.peak_bytes)));
+    }
     std::string metrics = "  ";
     for (const std::string& piece : pieces) {
       if (metrics.size() > 2 && metrics.size() + 2 + piece.size() > static_cast<size_t>(width)) {
@@ -309,9 +415,18 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
                   {"dropped_contexts", p.dropped_contexts},
                   {"dropped_allocations", p.dropped_allocations}};
   j["absent_fields"] = p.absent_fields;
-  j["sort"] = sort_key_name(o.sort);
+  j["view"] = o.view == HeapViewKind::leaks ? "leaks" : o.view == HeapViewKind::peak ? "peak" : "contexts";
+  j["sort"] = o.view == HeapViewKind::leaks  ? "live"
+              : o.view == HeapViewKind::peak ? "peak"
+                                             : sort_key_name(o.sort);
+  const LivePeakSummary& lp = p.live_peak;
+  if (lp.present)
+    j["live_peak"] = {{"at_exit", lp.at_exit},         {"dump_time_ms", lp.dump_time_ms},
+                      {"live_bytes", lp.live_bytes},   {"live_blocks", lp.live_blocks},
+                      {"peak_time_ms", lp.peak_time_ms}, {"peak_bytes", lp.peak_bytes},
+                      {"peak_blocks", lp.peak_blocks}};
   nlohmann::ordered_json contexts = nlohmann::ordered_json::array();
-  const auto ranked = sorted_contexts(p, o.sort);
+  const auto ranked = view_contexts(p, o);
   const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
   for (size_t i = 0; i < shown; ++i) {
     const HeapContext& ctx = *ranked[i];
@@ -324,6 +439,12 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
     c["avg_lifetime_s"] = ctx.avg_lifetime_s();
     c["avg_accesses"] = ctx.avg_accesses();
     c["lifetime_access_density"] = ctx.lifetime_access_density();
+    if (lp.present) {
+      c["live_blocks"] = ctx.live_blocks;
+      c["live_bytes"] = ctx.live_bytes;
+      c["peak_blocks"] = ctx.peak_blocks;
+      c["peak_bytes"] = ctx.peak_bytes;
+    }
     nlohmann::ordered_json mib;
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) mib[#Name] = ctx.mib.Name;
 #include "format/memprof/mib_fields.def"

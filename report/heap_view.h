@@ -12,7 +12,14 @@
 
 namespace profkit::report {
 
+// contexts: every context ranked by `sort`; leaks: those with bytes live at exit, by live
+// bytes; peak: those with bytes live at the heap's peak, by those bytes (both need
+// HeapProfile::live_peak, which only profkit's runtime writes).
+enum class HeapViewKind { contexts, leaks, peak };
+bool parse_view_kind(std::string_view text, HeapViewKind& kind);
+
 struct ViewOptions {
+  HeapViewKind view = HeapViewKind::contexts;
   SortKey sort = SortKey::bytes;
   size_t top = 10;             // contexts shown; 0 = all
   int width = 80;              // terminal columns the text must fit
@@ -22,6 +29,10 @@ struct ViewOptions {
 };
 
 std::string_view sort_key_name(SortKey key);
+
+// Empty when `profile` has what the view and sort need; otherwise the one line saying what
+// is missing and which runtime writes it.
+std::string live_peak_missing(const HeapProfile& profile, const ViewOptions& options);
 
 // Human text, every line at most `width` columns (colour escapes not counted).
 std::string render_report_text(const HeapProfile& profile, const ViewOptions& options);

@@ -110,3 +110,69 @@ TEST(HeapView, Formatting) {
 
 }  // namespace
 }  // namespace profkit::report
+
+namespace profkit::report {
+namespace {
+
+// Contexts 0 and 2 leak (200 and 50 bytes); contexts 1 and 2 make up the peak.
+HeapProfile sample_with_live_peak() {
+  HeapProfile p = sample();
+  p.live_peak.present = true;
+  p.live_peak.at_exit = true;
+  p.live_peak.live_bytes = 250;
+  p.live_peak.live_blocks = 3;
+  p.live_peak.peak_bytes = 900;
+  p.live_peak.peak_blocks = 9;
+  p.live_peak.peak_time_ms = 1500;
+  p.contexts[0].live_bytes = 200;
+  p.contexts[0].live_blocks = 2;
+  p.contexts[2].live_bytes = 50;
+  p.contexts[2].live_blocks = 1;
+  p.contexts[1].peak_bytes = 600;
+  p.contexts[1].peak_blocks = 6;
+  p.contexts[2].peak_bytes = 300;
+  p.contexts[2].peak_blocks = 3;
+  return p;
+}
+
+TEST(HeapView, LeaksAndPeakViewsListTheirContextsInOrder) {
+  const HeapProfile p = sample_with_live_peak();
+  ViewOptions o;
+  o.view = HeapViewKind::leaks;
+  const auto leaks = nlohmann::json::parse(render_report_json(p, o));
+  ASSERT_EQ(leaks["contexts"].size(), 2u);
+  EXPECT_EQ(leaks["contexts"][0]["live_bytes"], 200);
+  EXPECT_EQ(leaks["contexts"][1]["live_bytes"], 50);
+  EXPECT_EQ(leaks["live_peak"]["live_bytes"], 250);
+  o.view = HeapViewKind::peak;
+  const auto peak = nlohmann::json::parse(render_report_json(p, o));
+  ASSERT_EQ(peak["contexts"].size(), 2u);
+  EXPECT_EQ(peak["contexts"][0]["peak_bytes"], 600);
+  EXPECT_EQ(peak["contexts"][1]["peak_bytes"], 300);
+  const std::string text = render_report_text(p, o);
+  EXPECT_NE(text.find("Peak heap: 900 bytes in 9 blocks at 1.500 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("#2 300 bytes in 3 blocks (33.3%)"), std::string::npos) << text;
+  o.view = HeapViewKind::leaks;
+  for (int width : {40, 80}) {
+    o.width = width;
+    std::istringstream in(render_report_text(p, o));
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), static_cast<size_t>(width)) << line;
+    }
+  }
+}
+
+TEST(HeapView, LivePeakMissingNamesTheRuntimeThatRecordsIt) {
+  const HeapProfile p = sample();
+  ViewOptions o;
+  EXPECT_EQ(live_peak_missing(p, o), "");
+  o.sort = SortKey::live;
+  EXPECT_NE(live_peak_missing(p, o).find("--sort=live: "), std::string::npos);
+  o.sort = SortKey::bytes;
+  o.view = HeapViewKind::peak;
+  EXPECT_NE(live_peak_missing(p, o).find("only profkit's runtime"), std::string::npos);
+  EXPECT_EQ(live_peak_missing(sample_with_live_peak(), o), "");
+}
+
+}  // namespace
+}  // namespace profkit::report

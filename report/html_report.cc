@@ -81,6 +81,13 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
                         {"density", context.lifetime_access_density()},
                         {"verdict", verdict_name(context.verdict)},
                         {"why", context.why}});
+    if (profile.live_peak.present) {
+      Json& c = contexts.back();
+      c["live_bytes"] = context.live_bytes;
+      c["live_blocks"] = context.live_blocks;
+      c["peak_bytes"] = context.peak_bytes;
+      c["peak_blocks"] = context.peak_blocks;
+    }
   }
   const HeapSummary& s = profile.summary;
   Json data = {{"path", profile.path},
@@ -100,6 +107,13 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
                {"dropped_allocations", profile.dropped_allocations},
                {"frames", std::move(frames)},
                {"contexts", std::move(contexts)}};
+  // profkit runtime's leaks and peak (docs/formats/profkit-heap.md); null without them.
+  const LivePeakSummary& lp = profile.live_peak;
+  data["live_peak"] = nullptr;
+  if (lp.present)
+    data["live_peak"] = {{"at_exit", lp.at_exit},         {"live_bytes", lp.live_bytes},
+                         {"live_blocks", lp.live_blocks}, {"peak_bytes", lp.peak_bytes},
+                         {"peak_blocks", lp.peak_blocks}, {"peak_time_s", lp.peak_time_ms / 1000.0}};
   // Names come from binaries we do not control: replace invalid UTF-8 rather than throw.
   std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // '<' only occurs inside JSON strings, where \u003c means the same; this keeps

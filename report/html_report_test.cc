@@ -65,6 +65,23 @@ TEST(HtmlReport, DataCarriesEveryContextWithItsChain) {
   EXPECT_EQ(folded["contexts"][1]["frames"].size(), 2u);
 }
 
+TEST(HtmlReport, DataCarriesLeaksAndPeakWhenTheProfileHasThem) {
+  HeapProfile p = testing::sample_heap_profile();
+  EXPECT_TRUE(json::parse(html_report_data(p, FrameFilter()))["live_peak"].is_null());
+  p.live_peak.present = true;
+  p.live_peak.at_exit = true;
+  p.live_peak.live_bytes = 640;
+  p.live_peak.peak_bytes = 5000;
+  p.contexts[1].live_bytes = 640;
+  p.contexts[1].peak_bytes = 5000;
+  const json data = json::parse(html_report_data(p, FrameFilter()));
+  EXPECT_EQ(data["live_peak"]["live_bytes"], 640);
+  EXPECT_EQ(data["live_peak"]["peak_bytes"], 5000);
+  EXPECT_EQ(data["contexts"][1]["live_bytes"], 640);
+  EXPECT_EQ(data["contexts"][1]["peak_bytes"], 5000);
+  EXPECT_EQ(data["contexts"][0]["live_bytes"], 0);
+}
+
 std::vector<std::string> ids(const json& rows) {
   std::vector<std::string> out;
   for (const json& r : rows) out.push_back(r["id"]);

@@ -15,6 +15,7 @@
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
+#include "runtime/live.h"
 #include "runtime/mib_table.h"
 #include "runtime/shadow.h"
 #include "runtime/spin_lock.h"
@@ -43,6 +44,7 @@ void thread_exit(void* arg) {
     RuntimeScope scope;
     state->lock.lock();
     heap_flush_remote(state);  // nothing stays gathered in a state no thread may adopt
+    live_publish(state);       // nor unpublished live bytes
     state->lock.unlock();
   }
   state->alive.store(0, std::memory_order_release);  // may be adopted by a new thread
@@ -108,6 +110,7 @@ void fork_prepare() {
   g_registry_lock.lock();
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.lock();
+  peak_lock_for_fork();
   arena_lock_for_fork();
   heap_lock_for_fork();
 }
@@ -115,6 +118,7 @@ void fork_prepare() {
 void fork_parent() {
   heap_unlock_after_fork(false);
   arena_unlock_after_fork(false);
+  peak_unlock_after_fork(false);
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.unlock();
   g_registry_lock.unlock();
@@ -124,6 +128,7 @@ void fork_parent() {
 void fork_child() {
   heap_unlock_after_fork(true);
   arena_unlock_after_fork(true);
+  peak_unlock_after_fork(true);
   const uint32_t count = thread_state_count();
   for (uint32_t i = 0; i < count; ++i) {
     g_threads[i]->lock.reset();
@@ -136,6 +141,25 @@ void fork_child() {
 }
 
 namespace {
+
+// A tracked block of `size` bytes of context `id` became live in `state` (its lock held).
+inline void live_alloc(ThreadState* state, uint32_t id, uint64_t size) {
+  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, static_cast<int64_t>(size), 1);
+  state->live_unpublished += static_cast<int64_t>(size);
+  if (PROFKIT_RT_UNLIKELY(state->live_unpublished >= kLivePublish)) live_publish(state);
+  if (PROFKIT_RT_UNLIKELY(g_peak_watch.total.load(std::memory_order_relaxed) + state->live_unpublished >
+                          g_peak_watch.level.load(std::memory_order_relaxed)))
+    peak_rising();
+}
+
+// The same block ended, freed by `state` (its lock held). The first free after the heap
+// passed the snapshot level takes the snapshot, before this block leaves.
+inline void live_free(ThreadState* state, uint32_t id, uint64_t size) {
+  if (PROFKIT_RT_UNLIKELY(g_peak_watch.pending.load(std::memory_order_relaxed))) peak_snapshot();
+  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, -static_cast<int64_t>(size), -1);
+  state->live_unpublished -= static_cast<int64_t>(size);
+  if (PROFKIT_RT_UNLIKELY(state->live_unpublished <= -kLivePublish)) live_publish(state);
+}
 
 PROFKIT_RT_NOINLINE void* allocation_failed() {
   errno = ENOMEM;
@@ -188,7 +212,10 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   header->origin = kSmallBlock | cls;
   if (g.instrumented || g.histogram) clear_shadow(user, size);
   // No live-slot table: a dump finds live small blocks by walking the spans (heap.cc).
-  if (context_id != 0) ++state->allocs;
+  if (context_id != 0) {
+    ++state->allocs;
+    live_alloc(state, context_id, size);
+  }
   state->lock.unlock();
   if (zero) __builtin_memset(reinterpret_cast<void*>(user), 0, size);  // not counted (scope)
   return reinterpret_cast<void*>(user);
@@ -207,7 +234,10 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   header->owner = state->index;
   if (g.instrumented || g.histogram) clear_shadow(user, header->size);
   state->lock.lock();
-  if (header->context_id == 0 || !take_slot(state, header)) header->context_id = 0;
+  if (header->context_id == 0 || !take_slot(state, header))
+    header->context_id = 0;
+  else
+    live_alloc(state, header->context_id, header->size);
   state->lock.unlock();
 }
 
@@ -279,7 +309,10 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
         owner->slots[slot] = (uintptr_t{owner->free_slot} << 1) | 1;
         owner->free_slot = slot + 1;
       }
-      if (own) record_block(&self->mibs, header, user, ts, cpu);
+      if (own) {
+        live_free(self, header->context_id, header->size);
+        record_block(&self->mibs, header, user, ts, cpu);
+      }
       ++self->frees;
     }
     if (small) {
@@ -302,7 +335,10 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
           head, slot + 1, std::memory_order_release, std::memory_order_relaxed));
     }
     if (self != nullptr) {
-      if (own) record_block(&self->mibs, header, user, ts, cpu);
+      if (own) {
+        live_free(self, header->context_id, header->size);
+        record_block(&self->mibs, header, user, ts, cpu);
+      }
       ++self->frees;
     }
   }

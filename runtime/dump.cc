@@ -21,6 +21,7 @@
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
+#include "runtime/live.h"
 #include "runtime/mib_table.h"
 #include "runtime/spin_lock.h"
 #include "runtime/stack_depot.h"
@@ -428,13 +429,35 @@ void write_text(const MibTable& table) {
   close_target(&target_file, &out);
 }
 
+// ---- profkit's live/peak extension (docs/formats/profkit-heap.md) ------------------------
+// What one context had live at the dump (from the table of live blocks) and at the peak.
+struct LivePeak {
+  uint64_t live_blocks, live_bytes, peak_blocks, peak_bytes;
+};
+LivePeak live_peak_of(const MibTable& live, uint32_t id) {
+  LivePeak r{};
+  if (live.index != nullptr && live.index[id >> kIndexChunkBits] != nullptr) {
+    const uint32_t at = live.index[id >> kIndexChunkBits][id & ((1u << kIndexChunkBits) - 1)];
+    if (at != 0) {
+      r.live_blocks = live.entries[at - 1].mib.AllocCount;
+      r.live_bytes = live.entries[at - 1].mib.TotalSize;
+    }
+  }
+  peak_of(id, &r.peak_blocks, &r.peak_bytes);
+  return r;
+}
+bool any(const LivePeak& r) { return (r.live_blocks | r.peak_blocks) != 0; }
+
 // ---- raw output (B) ------------------------------------------------------------------
 // Writes the MIBs of several tables (every thread's freed-block table and the table of
 // live blocks) without merging them first: a context id may appear in more than one MIB
 // record, which llvm-profdata merges by id (docs/formats/memprof.md D.5; checked with llvm-profdata-22), so a
 // dump needs no copy of the tables. Each id's stack is written once. Not for histograms
 // (dump_profile merges those first: llvm-profdata 22 crashes on their duplicates).
-void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments) {
+// Given `live` (the table of live blocks; the peak data locked), it then writes profkit's
+// live/peak extension for the contexts whose stacks it wrote.
+void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments,
+               const MibTable* live, bool at_exit) {
   const uint32_t ids = depot_size();
   const uint64_t bitmap_bytes = (uint64_t{ids} + 64) / 8;
   auto* seen = static_cast<uint64_t*>(arena_alloc(bitmap_bytes));
@@ -476,10 +499,18 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
         ++stack_count;
       }
     }
+  // `seen` now holds exactly the ids whose stacks are written.
+  uint64_t extension_entries = 0;
+  if (live != nullptr)
+    for (uint32_t id = 1; id < ids; ++id)
+      if ((seen[id / 64] >> (id % 64) & 1) && any(live_peak_of(*live, id))) ++extension_entries;
+  const uint64_t extension_bytes =
+      live == nullptr ? 0 : memprof::kHeapExtHeaderSize + memprof::kHeapExtEntrySize * extension_entries;
   constexpr uint64_t kMibSize = memprof::raw_mib_size(5);
   const uint64_t segment_bytes = round8(8 + segments.count * memprof::kSegmentEntrySizeV3);
   const uint64_t mib_bytes = round8(8 + mib_count * (8 + kMibSize) + 2 * histogram_entries);
-  const uint64_t total = round8(memprof::kRawHeaderSize + segment_bytes + mib_bytes + round8(stack_bytes));
+  const uint64_t total = round8(memprof::kRawHeaderSize + segment_bytes + mib_bytes + round8(stack_bytes)) +
+                         extension_bytes;
   Target target_file;
   Sink out;
   if (!open_target(&target_file, &out)) {
@@ -535,6 +566,29 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
       for (uint32_t k = 0; k < n; ++k) f.field(uint64_t{pcs[k] - 1});  // return address - 1 (A.10)
     }
   out.pad8();
+  if (live != nullptr) {
+    const PeakSummary peak = peak_summary();
+    out.u64(memprof::kHeapExtMagic);
+    out.u64(extension_bytes);
+    out.u64(memprof::kHeapExtVersion);
+    out.u64(at_exit ? memprof::kHeapExtAtExit : 0);
+    out.u64(now_ms());
+    out.u64(peak.time_ms);
+    out.u64(peak.bytes);
+    out.u64(peak.blocks);
+    out.u64(extension_entries);
+    for (uint32_t id = 1; id < ids; ++id) {
+      if (!(seen[id / 64] >> (id % 64) & 1)) continue;
+      const LivePeak r = live_peak_of(*live, id);
+      if (!any(r)) continue;
+      Fields f{out.room(memprof::kHeapExtEntrySize)};
+      f.field(uint64_t{id});
+      f.field(r.live_blocks);
+      f.field(r.live_bytes);
+      f.field(r.peak_blocks);
+      f.field(r.peak_bytes);
+    }
+  }
   while (out.pos < total) out.byte(0);
   close_target(&target_file, &out);
   arena_free(depth, depth_bytes);
@@ -624,6 +678,10 @@ int dump_profile(bool at_exit) {
   // so the sizes computed first still hold while the file is written.
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) thread_state_at(t)->lock.lock();
+  // profkit's live/peak extension (raw output, not llvm_compat): the peak data stays
+  // locked while the file is written.
+  const bool extension = !g.compat && !text;
+  if (extension) peak_lock_for_dump();
   MibTable live;    // live blocks "as if freed now" (A.9)
   MibTable merged;  // text and histogram output: one block per context, as compiler-rt writes
   // Live tracked blocks: each was counted where it was made and, once freed, where it was
@@ -661,17 +719,18 @@ int dump_profile(bool at_exit) {
     write_text(merged);
   } else if (segments.items != nullptr && merge) {
     const MibTable* one = &merged;
-    write_raw(&one, 1, segments);
+    write_raw(&one, 1, segments, extension ? &live : nullptr, at_exit);
   } else if (segments.items != nullptr) {
     const size_t bytes = sizeof(MibTable*) * (threads + 1);
     auto* tables = static_cast<const MibTable**>(arena_alloc(bytes));
     if (tables != nullptr) {
       for (uint32_t t = 0; t < threads; ++t) tables[t] = &thread_state_at(t)->mibs;
       tables[threads] = &live;
-      write_raw(tables, threads + 1, segments);
+      write_raw(tables, threads + 1, segments, extension ? &live : nullptr, at_exit);
       arena_free(tables, bytes);
     }
   }
+  if (extension) peak_unlock_after_dump();
   // llvm_compat: each dump takes the freed data out of the tables (A.11); by default every
   // dump is a complete snapshot that replaces the previous file.
   for (uint32_t t = 0; t < threads; ++t) {

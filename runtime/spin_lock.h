@@ -15,6 +15,11 @@ class SpinLock {
     if (PROFKIT_RT_LIKELY(!state_.exchange(1, std::memory_order_acquire))) return;
     lock_slow();
   }
+  // For work another thread may do instead (a peak snapshot): never waits.
+  bool try_lock() {
+    return state_.load(std::memory_order_relaxed) == 0 &&
+           !state_.exchange(1, std::memory_order_acquire);
+  }
   void unlock() { state_.store(0, std::memory_order_release); }
   void reset() { state_.store(0, std::memory_order_relaxed); }
   // After fork (the lock taken in the prepare handler): the child, alone now, starts it

@@ -6,6 +6,7 @@
 
 #include "runtime/base.h"
 #include "runtime/heap.h"
+#include "runtime/live.h"
 #include "runtime/mib_table.h"
 #include "runtime/spin_lock.h"
 #include "runtime/walker.h"
@@ -36,6 +37,10 @@ struct ThreadState {
   WalkStep walk_buf[kWalkMemos + 1][kWalkMemoSteps];
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
+  // live.cc: this state's live blocks and bytes per context (chunks of kLiveChunkBits ids,
+  // mapped on first use) and its change of live bytes not yet added to g_peak_watch.total.
+  LiveCell* live[kLiveChunks] = {};
+  int64_t live_unpublished = 0;
 };
 
 inline constexpr uint32_t kMaxThreads = 1 << 14;

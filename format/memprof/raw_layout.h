@@ -15,6 +15,17 @@ inline constexpr uint64_t kBuildIdMaxSize = 32;
 inline constexpr uint64_t kSegmentEntrySizeV1 = 56;  // Start End Offset BuildId[32]
 inline constexpr uint64_t kSegmentEntrySizeV3 = 64;  // Start End Offset BuildIdSize BuildId[32]
 
+// profkit's live/peak extension: written by profkit's runtime after the stack section,
+// inside the profile's TotalSize, where LLVM's reader never looks
+// (docs/formats/profkit-heap.md). u64s: magic, size, version, flags, dump time, peak time,
+// peak bytes, peak blocks, N; then N x {stack id, live blocks, live bytes, peak blocks,
+// peak bytes}.
+inline constexpr uint64_t kHeapExtMagic = 0x3158504145484B50ull;  // "PKHEAPX1"
+inline constexpr uint64_t kHeapExtVersion = 1;
+inline constexpr uint64_t kHeapExtHeaderSize = 72;
+inline constexpr uint64_t kHeapExtEntrySize = 40;
+inline constexpr uint64_t kHeapExtAtExit = 1;  // flags: written at exit (live = leaks)
+
 // The MIB with every field of the latest version, in table order.
 struct MemInfoBlock {
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) Type Name = 0;

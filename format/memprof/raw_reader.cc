@@ -122,7 +122,7 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedRepo
 // Fills p.stacks and p.pc_pool. The pool is reserved for the most PCs the section can hold,
 // so it never moves while the stacks' spans are set (only the pages written become
 // resident), and each entry is read once, as the consumed range advances.
-Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) {
+Expected<void> read_stacks(Cursor& c, RawProfile& p, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("stack count"));
   if (count > c.remaining() / 16)
     return c.fail(ErrorCode::truncated, "stack count " + std::to_string(count) +
@@ -150,6 +150,37 @@ Expected<void> read_stacks(Cursor c, RawProfile& p, ConsumedReporter& consumed) 
   }
   consumed.reached(c.offset(), true);
   return {};
+}
+
+// profkit's extension at `c` (8-aligned after the stacks), if its magic is there.
+Expected<std::optional<LivePeak>> read_live_peak(Cursor c) {
+  if (c.remaining() < 8 || load_le<uint64_t>(c.data().data()) != kHeapExtMagic) return std::nullopt;
+  const uint64_t start = c.offset();
+  uint64_t h[9];
+  for (uint64_t& v : h) {
+    PROFKIT_TRY_ASSIGN(v, c.read_le<uint64_t>("live/peak extension header"));
+  }
+  if (h[2] != kHeapExtVersion)
+    return make_error(ErrorCode::unsupported_version, start + 16,
+                      "expected profkit live/peak extension version 1, got " + std::to_string(h[2]));
+  const uint64_t count = h[8];
+  if (count > c.remaining() / kHeapExtEntrySize || h[1] != kHeapExtHeaderSize + kHeapExtEntrySize * count)
+    return malformed(start + 8, "profkit live/peak extension of " + std::to_string(count) +
+                                    " entries does not fit its size " + std::to_string(h[1]) +
+                                    " or the profile");
+  LivePeak lp;
+  lp.at_exit = (h[3] & kHeapExtAtExit) != 0;
+  lp.dump_time_ms = h[4];
+  lp.peak_time_ms = h[5];
+  lp.peak_bytes = h[6];
+  lp.peak_blocks = h[7];
+  lp.entries.resize(count);
+  for (LivePeakEntry& e : lp.entries) {
+    for (uint64_t* v : {&e.stack_id, &e.live_blocks, &e.live_bytes, &e.peak_blocks, &e.peak_bytes}) {
+      PROFKIT_TRY_ASSIGN(*v, c.read_le<uint64_t>("live/peak entry"));
+    }
+  }
+  return lp;
 }
 
 Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
@@ -184,6 +215,11 @@ Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
   PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version, consumed));
   PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section"));
   PROFKIT_TRY(read_stacks(stacks, p, consumed));
+  const uint64_t after = (stacks.offset() - profile.base_offset() + 7) & ~uint64_t{7};
+  if (after < profile.size()) {
+    PROFKIT_TRY_ASSIGN(p.live_peak,
+                       read_live_peak(Cursor(profile.data().subspan(after), profile.base_offset() + after)));
+  }
   return p;
 }
 
@@ -296,6 +332,7 @@ Expected<MergedRaw> merge_raw_profiles(std::vector<RawProfile> profiles) {
                                                std::to_string(st.stack_id));
         }));
     out.pc_pools.push_back(std::move(p.pc_pool));
+    if (p.live_peak) out.live_peak = std::move(p.live_peak);
   }
   out.mib_stack.reserve(out.mibs.size());
   for (const RawMib& r : out.mibs) {

@@ -9,11 +9,14 @@
 //   MIBs:     u64 N, N x { u64 StackId, MIB (100/132/144 bytes, mib_fields.def),
 //                          v4: u64 hist[AccessHistogramSize], v5: u16 hist[...] }
 //   stacks:   u64 N, N x { u64 StackId, u64 NumPCs, u64 PC[NumPCs] }
+// profkit's runtime adds its live/peak extension after the stacks, inside TotalSize
+// (docs/formats/profkit-heap.md); other bytes there are ignored, as LLVM's reader does.
 // Profiles follow each other; the TotalSize fields must add up to the file size.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,6 +51,21 @@ struct RawStack {
   uint64_t file_offset = 0;
 };
 
+// profkit's live/peak extension (raw_layout.h kHeapExt*): blocks and bytes live when the
+// profile was written (at exit: the leaks) and at the heap's peak, per stack id.
+struct LivePeakEntry {
+  uint64_t stack_id = 0;
+  uint64_t live_blocks = 0, live_bytes = 0;
+  uint64_t peak_blocks = 0, peak_bytes = 0;
+};
+struct LivePeak {
+  bool at_exit = false;       // written at exit: live = leaked
+  uint64_t dump_time_ms = 0;  // MIB timestamp clock
+  uint64_t peak_time_ms = 0;
+  uint64_t peak_bytes = 0, peak_blocks = 0;  // every context's, symbolized or not
+  std::vector<LivePeakEntry> entries;
+};
+
 // The PCs of all stacks of a profile live in one array (`pc_pool`), not one allocation per
 // stack: a large profile has hundreds of thousands of stacks, and one block is returned to
 // the system as soon as it is freed. Move-only, since the stacks point into the pool.
@@ -59,6 +77,7 @@ struct RawProfile {
   std::vector<RawMib> mibs;
   std::vector<RawStack> stacks;
   std::vector<uint64_t> pc_pool;
+  std::optional<LivePeak> live_peak;  // profkit's runtime only
 
   RawProfile() = default;
   RawProfile(RawProfile&&) = default;
@@ -92,6 +111,7 @@ struct MergedRaw {
   // keyed by stack id), which is the order it first meets the frames (D.8).
   std::vector<uint32_t> llvm_stack_order;
   std::vector<std::vector<uint64_t>> pc_pools;  // the profiles' pools `stacks` point into
+  std::optional<LivePeak> live_peak;  // the last profile's that has one (the latest dump)
 
   MergedRaw() = default;
   MergedRaw(MergedRaw&&) = default;

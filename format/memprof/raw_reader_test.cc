@@ -64,6 +64,58 @@ std::string build(uint64_t version, const std::vector<Mib>& mibs,
   return p + seg + mib + stk;
 }
 
+// Appends profkit's live/peak extension (raw_layout.h) to a profile from build(), inside its
+// TotalSize; `claimed` overrides the entry count written.
+std::string with_live_peak(std::string p, const std::vector<LivePeakEntry>& entries,
+                           uint64_t claimed = ~uint64_t{0}) {
+  pad8(p);
+  const uint64_t n = claimed == ~uint64_t{0} ? entries.size() : claimed;
+  for (uint64_t v : {kHeapExtMagic, kHeapExtHeaderSize + kHeapExtEntrySize * n, kHeapExtVersion,
+                     kHeapExtAtExit, uint64_t{900}, uint64_t{400}, uint64_t{5000}, uint64_t{7}, n})
+    append_le<uint64_t>(p, v);
+  for (const LivePeakEntry& e : entries)
+    for (uint64_t v : {e.stack_id, e.live_blocks, e.live_bytes, e.peak_blocks, e.peak_bytes})
+      append_le<uint64_t>(p, v);
+  const uint64_t total = p.size();
+  for (int i = 0; i < 8; ++i) p[16 + i] = static_cast<char>(total >> (8 * i));
+  return p;
+}
+
+TEST(MemProfRawReader, ReadsProfkitsLivePeakExtension) {
+  const std::string f = with_live_peak(build(5, {{1, 4, 160, {}}, {2, 1, 8, {}}}, {{1, {0x400010}}, {2, {0x400020}}}),
+                                       {{1, 2, 80, 4, 160}, {2, 0, 0, 1, 8}});
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  ASSERT_TRUE((*r)[0].live_peak.has_value());
+  const LivePeak& lp = *(*r)[0].live_peak;
+  EXPECT_TRUE(lp.at_exit);
+  EXPECT_EQ(lp.dump_time_ms, 900u);
+  EXPECT_EQ(lp.peak_time_ms, 400u);
+  EXPECT_EQ(lp.peak_bytes, 5000u);
+  EXPECT_EQ(lp.peak_blocks, 7u);
+  ASSERT_EQ(lp.entries.size(), 2u);
+  EXPECT_EQ(lp.entries[0].live_bytes, 80u);
+  EXPECT_EQ(lp.entries[0].peak_bytes, 160u);
+  EXPECT_EQ(lp.entries[1].peak_blocks, 1u);
+  auto merged = merge_raw_profiles(std::move(*r));
+  ASSERT_TRUE(merged);
+  ASSERT_TRUE(merged->live_peak.has_value());
+  EXPECT_EQ(merged->live_peak->entries.size(), 2u);
+  // Without the extension (LLVM's runtime): none.
+  auto plain = read_raw_profiles(as_bytes(build(5, {{1, 4, 160, {}}}, {{1, {0x400010}}})));
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE((*plain)[0].live_peak.has_value());
+}
+
+TEST(MemProfRawReader, RejectsALivePeakExtensionLargerThanTheProfile) {
+  const std::string f = with_live_peak(build(5, {{1, 4, 160, {}}}, {{1, {0x400010}}}), {{1, 2, 80, 4, 160}}, 1000);
+  auto r = read_raw_profiles(as_bytes(f));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("live/peak extension of 1000 entries"), std::string::npos)
+      << r.error().message;
+}
+
 TEST(MemProfRawReader, ReadsV5WithHistogram) {
   const std::string f = build(5, {{1, 4, 160, {8, 4, 0, 0, 0x19C4}}}, {{1, {0x400010, 0x400020}}});
   auto r = read_raw_profiles(as_bytes(f));

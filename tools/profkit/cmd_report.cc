@@ -23,6 +23,7 @@ struct ReportCommand {
   std::string input;
   HeapCliOptions heap;
   std::string sort = "bytes";
+  std::string view = "contexts";
   size_t top = 10;
   bool json = false;
   std::string output;  // -o: the terminal/JSON text goes here instead of stdout
@@ -32,7 +33,11 @@ struct ReportCommand {
 int run_report(ReportCommand& cmd) {
   report::ViewOptions view;
   if (!report::parse_sort_key(cmd.sort, view.sort)) {
-    report_error("report: --sort must be bytes, count, accesses, density or lifetime");
+    report_error("report: --sort must be bytes, count, accesses, density, lifetime, live or peak");
+    return 1;
+  }
+  if (!report::parse_view_kind(cmd.view, view.view)) {
+    report_error("report: --view must be contexts, leaks or peak");
     return 1;
   }
   view.top = cmd.top;
@@ -51,6 +56,10 @@ int run_report(ReportCommand& cmd) {
   if (!outputs_are_safe(outputs, inputs)) return 1;
   report::HeapProfile profile;
   if (!load_heap(cmd.input, cmd.heap, profile)) return 1;
+  if (const std::string missing = report::live_peak_missing(profile, view); !missing.empty()) {
+    report_error("report: " + missing);
+    return 1;
+  }
   int status = 0;
   // An export sent to standard output replaces the text there.
   const bool export_on_stdout = cmd.html == "-" || cmd.pprof == "-" || cmd.dhat == "-";
@@ -73,8 +82,14 @@ void add_report_command(CLI::App& app, int& exit_status) {
   sub->add_option("PROFILE", cmd->input, "Raw (.memprofraw), YAML or indexed memprof profile")
       ->required();
   add_heap_options(sub, cmd->heap);
-  sub->add_option("--sort", cmd->sort, "Rank by bytes, count, accesses, density or lifetime")
-      ->check(CLI::IsMember({"bytes", "count", "accesses", "density", "lifetime"}));
+  sub->add_option("--sort", cmd->sort,
+                  "Rank by bytes, count, accesses, density, lifetime, live (bytes live at exit) "
+                  "or peak (bytes at the heap's peak); live and peak need profkit's runtime")
+      ->check(CLI::IsMember({"bytes", "count", "accesses", "density", "lifetime", "live", "peak"}));
+  sub->add_option("--view", cmd->view,
+                  "contexts (default), leaks (bytes live at exit per context) or peak (the "
+                  "contexts that make up the heap's peak); leaks and peak need profkit's runtime")
+      ->check(CLI::IsMember({"contexts", "leaks", "peak"}));
   sub->add_option("--top", cmd->top, "Contexts shown (0: all; default 10)")
       ->check(CLI::Range(0, 1000000000));
   sub->add_flag("--json", cmd->json, "The same data as JSON");
