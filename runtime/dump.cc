@@ -1,7 +1,9 @@
 // Dumps: collect every context's MIB (freed blocks from each thread's table, live blocks
 // "as if freed now"), then write raw memprof v5 (docs/formats/memprof.md B) or text (A.13). The writer sizes
 // every section first, maps one buffer, fills it, and writes it to a temporary name that
-// is renamed over the target, so a profile file is always whole.
+// is renamed over the target, so a profile file is always whole. With dump_interval a
+// thread of the runtime writes interval profiles (freed blocks only, then the tables start
+// empty) to `<file>.i<n>`.
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/abi.h"
@@ -33,6 +36,7 @@ SpinLock g_dump_lock;
 uint32_t g_epoch = 0;           // default mode: bumped by reset, names the next file
 bool g_compat_appending = false;  // llvm_compat: this process already wrote the target
 bool g_final_dump_done = false;
+uint32_t g_interval_seq = 1;    // dump_interval: the number of the next interval file
 
 // ---- segments (B.3) ------------------------------------------------------------------
 struct Segment {
@@ -223,8 +227,9 @@ bool has_pattern(const char* s) {
   return false;
 }
 
-// Returns the fd to write to directly (stdout/stderr), or -1 with `path` filled.
-int target(Path* path) {
+// Returns the fd to write to directly (stdout/stderr), or -1 with `path` filled; an
+// interval profile (`interval` > 0) is `<file>.i<interval>`.
+int target(Path* path, uint32_t interval) {
   const int pid = getpid();
   if (g.options.output.value[0] != '\0' && has_pattern(g.options.output.value)) {
     // A pattern: %p is the pid, %e the program name, %% a '%'.
@@ -265,6 +270,7 @@ int target(Path* path) {
     path->add(".").add_num(static_cast<uint64_t>(pid)).add(g.options.log_suffix.value);
   }
   if (g_epoch > 0) path->add(".").add_num(g_epoch);
+  if (interval > 0) path->add(".i").add_num(interval);
   return -1;
 }
 
@@ -332,13 +338,13 @@ struct Target {
   bool direct = false;
 };
 
-bool open_target(Target* t, Sink* sink) {
+bool open_target(Target* t, Sink* sink, uint32_t interval) {
   sink->data = static_cast<uint8_t*>(os_map(Sink::kCapacity));
   if (sink->data == nullptr) {
     report_write_error("cannot allocate the output buffer for", "profile", ENOMEM);
     return false;
   }
-  const int direct = target(&t->path);
+  const int direct = target(&t->path, interval);
   if (direct >= 0) {
     t->direct = true;
     sink->fd = direct;
@@ -352,35 +358,37 @@ bool open_target(Target* t, Sink* sink) {
     os_unmap(sink->data, Sink::kCapacity);
     return false;
   }
-  if (g.compat && g_compat_appending && !copy_existing(t->path.bytes, sink->fd))
+  if (g.compat && g_compat_appending && interval == 0 && !copy_existing(t->path.bytes, sink->fd))
     sink->error = errno ? errno : EIO;
   return true;
 }
 
-void close_target(Target* t, Sink* sink) {
+// True when the profile was written whole.
+bool close_target(Target* t, Sink* sink) {
   sink->flush();
   os_unmap(sink->data, Sink::kCapacity);
   if (t->direct) {
     if (sink->error)
       report_write_error("cannot write profile to", sink->fd == 1 ? "stdout" : "stderr", sink->error);
-    return;
+    return sink->error == 0;
   }
   if (close(sink->fd) != 0 && sink->error == 0) sink->error = errno;
   if (sink->error == 0 && rename(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
   if (sink->error != 0) {
     unlink(t->temp.bytes);
     report_write_error("cannot write profile", t->path.bytes, sink->error);
-    return;
+    return false;
   }
   if (g.compat) g_compat_appending = true;
+  return true;
 }
 
 // ---- text output (A.13) ----------------------------------------------------------------
-void write_text(const MibTable& table) {
+bool write_text(const MibTable& table, uint32_t interval) {
   const bool terse = g.options.print_terse.value;
   Target target_file;
   Sink out;
-  if (!open_target(&target_file, &out)) return;
+  if (!open_target(&target_file, &out, interval)) return false;
   if (!terse) out.str("Recorded MIBs (incl. live on exit):\n");
   for (uint32_t i = 0; i < table.size; ++i) {
     const MibEntry& e = table.entries[i];
@@ -425,7 +433,7 @@ void write_text(const MibTable& table) {
       out.str("    #"); out.num(k); out.str(" 0x"); out.hex(pcs[k] - 1); out.str("\n");
     }
   }
-  close_target(&target_file, &out);
+  return close_target(&target_file, &out);
 }
 
 // ---- raw output (B) ------------------------------------------------------------------
@@ -434,13 +442,14 @@ void write_text(const MibTable& table) {
 // record, which llvm-profdata merges by id (docs/formats/memprof.md D.5; checked with llvm-profdata-22), so a
 // dump needs no copy of the tables. Each id's stack is written once. Not for histograms
 // (dump_profile merges those first: llvm-profdata 22 crashes on their duplicates).
-void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments) {
+bool write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments,
+               uint32_t interval) {
   const uint32_t ids = depot_size();
   const uint64_t bitmap_bytes = (uint64_t{ids} + 64) / 8;
   auto* seen = static_cast<uint64_t*>(arena_alloc(bitmap_bytes));
   if (seen == nullptr) {
     report_write_error("cannot allocate the stack bitmap for", "profile", ENOMEM);
-    return;
+    return false;
   }
   auto first_time = [seen](uint32_t id) {
     const bool fresh = !(seen[id / 64] >> (id % 64) & 1);
@@ -458,7 +467,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   if (depth == nullptr) {
     report_write_error("cannot allocate the stack depths for", "profile", ENOMEM);
     arena_free(seen, bitmap_bytes);
-    return;
+    return false;
   }
   uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
   for (uint64_t t = 0, at = 0; t < count; ++t)
@@ -482,10 +491,10 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   const uint64_t total = round8(memprof::kRawHeaderSize + segment_bytes + mib_bytes + round8(stack_bytes));
   Target target_file;
   Sink out;
-  if (!open_target(&target_file, &out)) {
+  if (!open_target(&target_file, &out, interval)) {
     arena_free(depth, depth_bytes);
     arena_free(seen, bitmap_bytes);
-    return;
+    return false;
   }
   out.u64(memprof::kRawMagic);
   out.u64(5);
@@ -536,9 +545,10 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
     }
   out.pad8();
   while (out.pos < total) out.byte(0);
-  close_target(&target_file, &out);
+  const bool written = close_target(&target_file, &out);
   arena_free(depth, depth_bytes);
   arena_free(seen, bitmap_bytes);
+  return written;
 }
 
 }  // namespace
@@ -584,7 +594,8 @@ namespace {
 
 // profkit run --follow-children: whether this process writes a profile. The process profkit
 // run started always does; a descendant per the option: all, none, or a POSIX extended
-// regex its program name must match (checked once, in the first dump).
+// regex its program name must match (checked once, from the constructor: regcomp
+// allocates, which a dump on a crash in glibc's malloc must not).
 bool follows_this_process() {
   if (g.root_pid == 0 || getpid() == g.root_pid) return true;
   const char* rule = g.options.follow_children.value;
@@ -606,9 +617,17 @@ bool follows_this_process() {
 
 }  // namespace
 
-int dump_profile(bool at_exit) {
+// With dump_interval (not under llvm_compat, which keeps compiler-rt's dumps), a dump the
+// process outlives is an interval profile: the blocks freed since the previous one, no live
+// blocks, and the tables start empty after it is written. The profile at the end of the
+// process (exit, a signal that ends it) holds what no interval profile did: the blocks
+// freed since the last one and the blocks still live. So every allocation is in exactly
+// one of the files, and merging them all gives one exit profile's totals.
+int dump_profile(DumpReason reason) {
   RuntimeScope scope;
   if (!follows_this_process()) return 0;
+  const bool last = reason == DumpReason::kExit || reason == DumpReason::kProcessEnd;
+  const bool interval = !last && g.options.dump_interval.value > 0 && !g.compat;
   WriteSignalGuard signals;
   g_dump_lock.lock();
   if (g_final_dump_done) {  // nothing after the exit dump (its data is already written)
@@ -629,12 +648,13 @@ int dump_profile(bool at_exit) {
   // Live tracked blocks: each was counted where it was made and, once freed, where it was
   // freed (a free the runtime could not record leaves it counted: never too few). The span
   // walk stops when it has found the small ones, at once when everything was freed.
-  uint64_t allocs = 0, frees = 0, glibc_live = 0;
+  uint64_t allocs = 0, frees = 0, glibc_live = 0, freed_entries = 0;
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
     allocs += state->allocs;
     frees += state->frees;
-    for (uint32_t s = 0; s < state->slots_used; ++s) {
+    freed_entries += state->mibs.size;
+    for (uint32_t s = 0; s < state->slots_used && !interval; ++s) {
       const uintptr_t v = state->slots[s];
       if (v == 0 || (v & 1)) continue;
       const auto* header = reinterpret_cast<const ChunkHeader*>(v);
@@ -643,8 +663,10 @@ int dump_profile(bool at_exit) {
       ++glibc_live;
     }
   }
-  const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
-  heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
+  if (!interval) {
+    const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
+    heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
+  }
   // Histogram profiles are merged here too: llvm-profdata 22 merges two MIBs of one id
   // whose histograms have the same length by freeing the histogram it keeps (a double
   // free: it crashes), so a raw file with histograms must list each id once.
@@ -657,31 +679,38 @@ int dump_profile(bool at_exit) {
           merge_aggregate(&merged, source.entries[i].context_id, source.entries[i].mib);
     }
   }
-  if (text) {
-    write_text(merged);
+  const uint32_t file = interval ? g_interval_seq : 0;
+  bool written = false;
+  if (interval && freed_entries == 0) {
+    // An interval in which nothing was freed writes no file (an idle process makes none).
+  } else if (text) {
+    written = write_text(merged, file);
   } else if (segments.items != nullptr && merge) {
     const MibTable* one = &merged;
-    write_raw(&one, 1, segments);
+    written = write_raw(&one, 1, segments, file);
   } else if (segments.items != nullptr) {
     const size_t bytes = sizeof(MibTable*) * (threads + 1);
     auto* tables = static_cast<const MibTable**>(arena_alloc(bytes));
     if (tables != nullptr) {
       for (uint32_t t = 0; t < threads; ++t) tables[t] = &thread_state_at(t)->mibs;
       tables[threads] = &live;
-      write_raw(tables, threads + 1, segments);
+      written = write_raw(tables, threads + 1, segments, file);
       arena_free(tables, bytes);
     }
   }
   // llvm_compat: each dump takes the freed data out of the tables (A.11); by default every
-  // dump is a complete snapshot that replaces the previous file.
+  // dump is a complete snapshot that replaces the previous file; an interval profile takes
+  // its data out once it is on disk (a failed write leaves it for the next one).
+  const bool clear = g.compat || (interval && written);
   for (uint32_t t = 0; t < threads; ++t) {
-    if (g.compat) table_clear(&thread_state_at(t)->mibs);
+    if (clear) table_clear(&thread_state_at(t)->mibs);
     thread_state_at(t)->lock.unlock();
   }
+  if (interval && written) ++g_interval_seq;
   if (segments.items != nullptr) os_unmap(segments.items, sizeof(Segment) * kMaxSegments);
   table_release(&live);
   table_release(&merged);
-  if (at_exit) g_final_dump_done = true;
+  if (last) g_final_dump_done = true;
   g_dump_lock.unlock();
   return 0;
 }
@@ -696,7 +725,7 @@ void reset_profile() {
   // Ends the current round: its file receives a final, complete snapshot, then the tables
   // start empty and later dumps go to a new file (".<round>" appended), so no earlier
   // profile is overwritten and no freed allocation is counted in two files.
-  dump_profile(false);
+  dump_profile(DumpReason::kRequest);
   g_dump_lock.lock();
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) {
@@ -709,6 +738,61 @@ void reset_profile() {
   g_dump_lock.unlock();
 }
 
+namespace {
+
+// ---- interval dumps -------------------------------------------------------------------
+// A thread of the runtime, not a clock check on the allocation path: a process that stops
+// allocating still gets its profiles, and a dump never runs inside a malloc the dynamic
+// loader makes while its link map is half updated (the dump reads it). The thread blocks
+// every signal (process-directed signals go to the program's threads), is detached, and is
+// started again in a forked child, which has only the forking thread.
+void* interval_thread(void*) {
+  ++tls_in_runtime;  // for its whole life: what it allocates (pthread internals) is untracked
+  const int64_t period_ns = g.options.dump_interval.value * 1'000'000;
+  timespec next{};
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (;;) {
+    const int64_t at = next.tv_nsec + period_ns;
+    next.tv_sec += at / 1'000'000'000;
+    next.tv_nsec = at % 1'000'000'000;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
+    }
+    dump_profile(DumpReason::kInterval);
+    // A dump longer than the period: the next one a period after it, not at once.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+      next = now;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void prepare_dump() { follows_this_process(); }
+
+void start_interval_dumps() {
+  if (g.options.dump_interval.value <= 0 || g.compat) return;
+  RuntimeScope scope;
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);  // the new thread inherits this mask
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, size_t{256} << 10);
+  pthread_t thread;
+  const int e = pthread_create(&thread, &attr, interval_thread, nullptr);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (e != 0) {
+    LineWriter().str("profkit-memprof: error: cannot start the dump_interval thread (errno ")
+        .num(static_cast<uint64_t>(e)).str("); only the exit profile will be written").flush_to(2);
+    return;
+  }
+  pthread_setname_np(thread, "profkit-dump");
+}
+
 void dump_lock_for_fork() { g_dump_lock.lock(); }
 void dump_unlock_after_fork(bool child) {
   g_dump_lock.unlock_after_fork(child);
@@ -716,6 +800,7 @@ void dump_unlock_after_fork(bool child) {
 
 void after_fork_child_tables() {
   g_epoch = 0;
+  g_interval_seq = 1;
   g_compat_appending = false;
   if (g.compat) return;  // compiler-rt's child inherits everything
   // The parent reports what it freed before the fork and the blocks live at the fork; the
@@ -723,6 +808,7 @@ void after_fork_child_tables() {
   ++g.fork_generation;
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) table_clear(&thread_state_at(t)->mibs);
+  start_interval_dumps();
 }
 
 }  // namespace profkit::rt
