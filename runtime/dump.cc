@@ -711,6 +711,17 @@ int dump_profile(DumpReason reason) {
   table_release(&live);
   table_release(&merged);
   if (last) g_final_dump_done = true;
+  if (written && g.options.verbosity.value >= 2) {
+    // The runtime's own memory after each dump, for the soak test (tests/soak_test.py).
+    uint64_t in_use = 0, chunks = 0;
+    arena_usage(&in_use, &chunks);
+    LineWriter line;
+    line.str("profkit-memprof: ");
+    if (interval) line.str("interval profile ").num(file);
+    else line.str("profile");
+    line.str(" written; runtime memory: arena ").num(in_use).str(" bytes in use of ").num(chunks)
+        .str(" mapped, MIB tables ").num(table_bytes()).str(" bytes").flush_to(2);
+  }
   g_dump_lock.unlock();
   return 0;
 }
