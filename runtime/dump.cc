@@ -594,25 +594,33 @@ namespace {
 
 // profkit run --follow-children: whether this process writes a profile. The process profkit
 // run started always does; a descendant per the option: all, none, or a POSIX extended
-// regex its program name must match (checked once, from the constructor: regcomp
-// allocates, which a dump on a crash in glibc's malloc must not).
+// regex its program name must match. The match is made once, from the constructor (so a
+// forked child inherits it): regcomp allocates, which a dump on a crash inside glibc's
+// malloc must not.
+int g_follow_verdict = -1;  // the regex matched (1) or not (0); -1: not decided yet
+
+void decide_follow_verdict() {
+  const char* rule = g.options.follow_children.value;
+  if (g_follow_verdict >= 0 || g.root_pid == 0 || same_string(rule, "all") ||
+      same_string(rule, "none"))
+    return;
+  char exe[4096];
+  regex_t re;
+  if (regcomp(&re, rule, REG_EXTENDED | REG_NOSUB) != 0) {
+    g_follow_verdict = 1;  // an invalid pattern was refused by profkit run; write rather than lose
+  } else {
+    g_follow_verdict = regexec(&re, exe_name(exe, sizeof exe), 0, nullptr, 0) == 0 ? 1 : 0;
+    regfree(&re);
+  }
+}
+
 bool follows_this_process() {
   if (g.root_pid == 0 || getpid() == g.root_pid) return true;
   const char* rule = g.options.follow_children.value;
   if (same_string(rule, "all")) return true;
   if (same_string(rule, "none")) return false;
-  static int verdict = -1;  // -1: not decided yet
-  if (verdict < 0) {
-    char exe[4096];
-    regex_t re;
-    if (regcomp(&re, rule, REG_EXTENDED | REG_NOSUB) != 0) {
-      verdict = 1;  // an invalid pattern was refused by profkit run; write rather than lose
-    } else {
-      verdict = regexec(&re, exe_name(exe, sizeof exe), 0, nullptr, 0) == 0 ? 1 : 0;
-      regfree(&re);
-    }
-  }
-  return verdict == 1;
+  decide_follow_verdict();  // when the constructor did not run first
+  return g_follow_verdict == 1;
 }
 
 }  // namespace
@@ -780,7 +788,7 @@ void* interval_thread(void*) {
 
 }  // namespace
 
-void prepare_dump() { follows_this_process(); }
+void prepare_dump() { decide_follow_verdict(); }
 
 void start_interval_dumps() {
   if (g.options.dump_interval.value <= 0 || g.compat) return;
