@@ -791,7 +791,7 @@ void* interval_thread(void*) {
 void prepare_dump() { decide_follow_verdict(); }
 
 void start_interval_dumps() {
-  if (g.options.dump_interval.value <= 0 || g.compat) return;
+  if (g.options.dump_interval.value <= 0 || g.compat || !follows_this_process()) return;
   RuntimeScope scope;
   sigset_t all, saved;
   sigfillset(&all);

@@ -165,9 +165,12 @@ TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
     const Contexts got = profkit::test::llvm_memprof_show(bin, f);
     for (const auto& [context, fields] : got) {
       if (context.rfind("make_", 0) == 0) allocs += std::stoull(fields.at("AllocCount"));
-      if (context.rfind("make_never_freed:", 0) == 0) EXPECT_FALSE(is_interval_file(f)) << f;
-      if (context.rfind("make_long_lived:", 0) == 0)
+      if (context.rfind("make_never_freed:", 0) == 0) {
+        EXPECT_FALSE(is_interval_file(f)) << f;
+      }
+      if (context.rfind("make_long_lived:", 0) == 0) {
         EXPECT_GE(std::stoull(fields.at("MinLifetime")), 150u) << f;
+      }
     }
   }
   // The program's own: 8 long-lived + 4 never freed + 100 phase blocks + 2 x 100 thread

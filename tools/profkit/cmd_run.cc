@@ -121,9 +121,10 @@ std::vector<std::string> profiles_written(const std::string& output, const times
   }
   // Each exit profile before its process's interval profiles, those in their order.
   auto key = [](const std::string& path) {
-    const std::string_view base = without_interval_suffix(path);
-    const uint64_t n = base.size() == path.size() ? 0 : std::stoull(path.substr(base.size() + 2));
-    return std::pair(std::string(base), n);
+    const std::string_view exit_name = without_interval_suffix(path);
+    const uint64_t n =
+        exit_name.size() == path.size() ? 0 : std::stoull(path.substr(exit_name.size() + 2));
+    return std::pair(std::string(exit_name), n);
   };
   std::sort(found.begin(), found.end(),
             [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
