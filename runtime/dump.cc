@@ -774,7 +774,7 @@ void* interval_thread(void*) {
     const int64_t at = next.tv_nsec + period_ns;
     next.tv_sec += at / 1'000'000'000;
     next.tv_nsec = at % 1'000'000'000;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) == EINTR) {
     }
     dump_profile(DumpReason::kInterval);
     // A dump longer than the period: the next one a period after it, not at once.
