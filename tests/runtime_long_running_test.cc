@@ -209,6 +209,19 @@ TEST(Intervals, KilledProcessLeavesWholeProfiles) {
   EXPECT_LE(std::stoi(all.out), 1) << all.out;
 }
 
+TEST(Intervals, ADumpTheProcessOutlivesIsAnIntervalProfile) {
+  // signal.c raises SIGWINCH (dump_signal=28, default action: nothing) after seven blocks and
+  // leaves by _exit: with dump_interval that dump holds the freed blocks and is numbered as
+  // an interval profile, so it can never be counted again with an exit profile.
+  const std::string bin = build("signal");
+  const auto files = profile(bin, "signal_interval", "dump_interval=100:dump_signal=28", 3);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_TRUE(is_interval_file(files[0])) << files[0];
+  const Contexts got = profkit::test::llvm_memprof_show(bin, files[0]);
+  ASSERT_EQ(got.count("before_signal:1:43>main:1:3"), 1u);
+  EXPECT_EQ(got.at("before_signal:1:43>main:1:3").at("AllocCount"), "7");
+}
+
 TEST(Intervals, ProfkitRunFlagAndSummary) {
   const std::string bin = build("interval");
   const std::string dir = profkit::test::work_dir("run");
