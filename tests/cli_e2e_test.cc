@@ -207,6 +207,53 @@ TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
 }
 
 
+// Descendants that inherit the preload but cannot load it wrote no profile, and nobody said
+// so: a static program run through system(3) (the shell execs it) and posix_spawn, a
+// script whose interpreter is static, a program started with an environment without
+// LD_PRELOAD. One warning per program, with how many times it was started.
+TEST(Run, NamesTheDescendantsThatCannotBeProfiled) {
+  const std::string dir = work_dir("unfollowed");
+  write_file(dir + "/st.c", "int main(void) { return 0; }\n");
+  run_ok("gcc -static -o " + dir + "/st " + dir + "/st.c");
+  write_file(dir + "/script", "#!" + dir + "/st\n");
+  run_ok("chmod +x " + dir + "/script");
+  alloc_exit_program(dir);
+  write_file(dir + "/spawner.c",
+             "#include <spawn.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n"
+             "#include <unistd.h>\nextern char** environ;\n"
+             "static void wait_for(pid_t p) { int s; waitpid(p, &s, 0); }\n"
+             "int main(void) {\n"
+             "  free(malloc(64));\n"
+             "  system(\"./st\"); system(\"./st\");\n"
+             "  pid_t p; char* argv[] = {\"st\", 0};\n"
+             "  if (posix_spawnp(&p, \"./st\", 0, 0, argv, environ) == 0) wait_for(p);\n"
+             "  system(\"./script\");\n"
+             "  char* bare[] = {0};\n"
+             "  if ((p = fork()) == 0) { execle(\"./alloc_exit\", \"alloc_exit\", \"0\", (char*)0, bare); _exit(9); }\n"
+             "  wait_for(p);\n"
+             "  if ((p = fork()) == 0) { execl(\"./alloc_exit\", \"alloc_exit\", \"0\", (char*)0); _exit(9); }\n"
+             "  wait_for(p);\n"
+             "  return 0; }\n");
+  run_ok("gcc -O1 -o " + dir + "/spawner " + dir + "/spawner.c");
+  const CommandResult r = run("cd " + dir + " && " + pk() + " run -o " + dir + "/p.raw -- ./spawner");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(dir + "/st: warning: statically linked: LD_PRELOAD cannot load the heap profiler "
+                              "into it, so it wrote no profile (started 4 times)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(dir + "/alloc_exit: warning: started with an environment without "
+                             "LD_PRELOAD, so it wrote no profile\n"),
+            std::string::npos)
+      << r.err;
+  // The script is its interpreter's fourth start; the dynamic program exec'd with the
+  // inherited environment is profiled and gets no note.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;  // two notes, the summary
+  // --follow-children=none asked for no descendants: nothing to explain.
+  const CommandResult none = run("cd " + dir + " && " + pk() +
+                                 " run --follow-children=none -o " + dir + "/q.raw -- ./spawner");
+  EXPECT_EQ(none.err.find("wrote no profile"), std::string::npos) << none.err;
+}
+
 // ---- never overwrite an input ---------------------------------------------------------
 
 // A small raw IR-PGO profile and a raw memprof profile with their program, made once.

@@ -152,7 +152,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
                        : index_.find(key);
   if (found != FlatMapPair::kMissing) {
     next_ = found + 1;
-    merge_into(records_[found], f);
+    merge_into(found, f);
     return {};
   }
   bool known = false;
@@ -164,7 +164,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
     found = index_.find(key);
     if (found != FlatMapPair::kMissing) {
       next_ = found + 1;
-      merge_into(records_[found], f);
+      merge_into(found, f);
       return {};
     }
   }
@@ -172,6 +172,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   record_keys_.push_back(key);
   next_ = static_cast<uint32_t>(records_.size() + 1);
   Record& r = records_.emplace_back();
+  by_value_.push_back(0);
   r.name.assign(name);
   r.hash = f.hash;
   r.counts.assign(f.counts.begin(), f.counts.end());
@@ -197,7 +198,8 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   return {};
 }
 
-void Merger::merge_into(Record& dst, const RawFunction& src) {
+void Merger::merge_into(uint32_t index, const RawFunction& src) {
+  Record& dst = records_[index];
   const uint64_t w = weight_;
   if (dst.counts.size() != src.counts.size()) {
     warn(r_name(src), "function basic block count change detected (counter mismatch)");
@@ -233,6 +235,14 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
   }
   for (size_t i = 0; i < dst.bitmap.size(); ++i) dst.bitmap[i] |= src.bitmap[i];
 
+  // LLVM sorts each site by value, merges, and sorts it by count (stably) after every
+  // input. With distinct values the value sort undoes the previous count sort, so only the
+  // last count sort shows: sites stay in value order between merges and finish() sorts them
+  // by count once (by_value_[index]). Where the order of one merge matters (a site cut at
+  // 255 entries, repeated values, a site count mismatch), the record is sorted at once.
+  const bool dst_by_value = by_value_[index] != 0;
+  bool now = false;
+  const auto by_value = [](const ValueData& a, const ValueData& b) { return a.value < b.value; };
   size_t at = 0;
   for (size_t k = 0; k < kNumValueKinds; ++k) {
     const auto sizes = src.site_sizes[k];
@@ -242,22 +252,20 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
     if (sites.size() != sizes.size()) {
       warn(r_name(src), "function value site count change detected (counter mismatch)");
       at += kind_values;
+      now = true;
       continue;
     }
     for (size_t si = 0; si < sites.size(); ++si) {
       const size_t m = sizes[si];
       ValueSite& site = sites[si];
-      const auto by_value = [](const ValueData& a, const ValueData& b) {
-        return a.value < b.value;
-      };
       // Merging a site orders it by value first even when the input's site is empty, so
       // equal counts end in ascending value order once a record was merged at all (only a
       // record seen once keeps its input order among ties).
-      stable_sort_small(site.data(), site.data() + site.size(), by_value);
-      if (m == 0) {
-        order_sensitive_ |= sort_site(site);
-        continue;
+      if (!dst_by_value) {
+        stable_sort_small(site.data(), site.data() + site.size(), by_value);
+        for (size_t t = 1; t < site.size(); ++t) now |= site[t - 1].value == site[t].value;
       }
+      if (m == 0) continue;
       // Both lists by ascending value; equal values add count*weight, new values are
       // inserted as they come (LLVM inserts the input's pair without applying the weight).
       scratch_.assign(src.values.begin() + at, src.values.begin() + at + m);
@@ -267,7 +275,7 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
       size_t i = 0;
       for (size_t jn = 0; jn < scratch_.size(); ++jn) {
         const ValueData& j = scratch_[jn];
-        if (jn > 0 && scratch_[jn - 1].value == j.value) order_sensitive_ = true;
+        if (jn > 0 && scratch_[jn - 1].value == j.value) order_sensitive_ = now = true;
         while (i < site.size() && site[i].value < j.value) merged_.push_back(site[i++]);
         if (i < site.size() && site[i].value == j.value) {
           ValueData v = site[i++];
@@ -279,9 +287,13 @@ void Merger::merge_into(Record& dst, const RawFunction& src) {
       }
       merged_.insert(merged_.end(), site.begin() + i, site.end());
       site.assign(merged_.begin(), merged_.end());
-      order_sensitive_ |= sort_site(site);
+      now |= site.size() > kMaxValuesPerSite;
     }
   }
+  by_value_[index] = !now;
+  if (now)
+    for (auto& sites : dst.value_sites)
+      for (ValueSite& site : sites) order_sensitive_ |= sort_site(site);
 }
 
 void Merger::add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size,
@@ -393,6 +405,10 @@ Profile Merger::finish(std::vector<uint64_t>* name_refs) {
   p.format = ProfileFormat::indexed;
   p.flags = flags_;
   p.version_word = flags_;
+  for (size_t i = 0; i < records_.size(); ++i)
+    if (by_value_[i])
+      for (auto& sites : records_[i].value_sites)
+        for (ValueSite& site : sites) sort_site(site);
   p.records = std::move(records_);
   std::sort(binary_ids_.begin(), binary_ids_.end());
   binary_ids_.erase(std::unique(binary_ids_.begin(), binary_ids_.end()), binary_ids_.end());
@@ -442,10 +458,11 @@ Expected<void> Merger::absorb(Merger&& later) {
       index_.insert(key, static_cast<uint32_t>(records_.size()));
       record_keys_.push_back(key);
       records_.push_back(std::move(r));
+      by_value_.push_back(later.by_value_[i]);
       continue;
     }
     view.assign(r, key.a);
-    merge_into(records_[found], view.f);
+    merge_into(found, view.f);
   }
   for (auto& t : later.trace_batches_) trace_batches_.push_back(std::move(t));
   for (auto& id : later.binary_ids_) binary_ids_.push_back(std::move(id));

@@ -82,7 +82,7 @@ class Merger final : public RawSink {
   void add_info(const RawFileInfo& info, uint64_t weight);
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
   void sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size);
-  void merge_into(Record& dst, const RawFunction& src);
+  void merge_into(uint32_t index, const RawFunction& src);
   void warn(std::string_view function, std::string_view message);
 
   MergeOptions options_;
@@ -93,6 +93,9 @@ class Merger final : public RawSink {
   bool front_end_ = false;
   uint64_t flags_ = 0;
   std::vector<Record> records_;
+  // Per record: 1 when its value sites are in ascending value order and still to be sorted
+  // by count (see merge_into).
+  std::vector<uint8_t> by_value_;
   std::vector<KeyPair> record_keys_;  // key (NameRef, FuncHash) of records_[i]
   FlatMapPair index_;  // record_keys_[i] -> i
   uint32_t next_ = 0;  // the record after the last one merged: the likely next match

@@ -446,15 +446,20 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
       cp += counter_size;
       --n;
     }
-    counts_.resize(n);
-    if (byte_coverage) {
-      for (uint32_t k = 0; k < n; ++k) counts_[k] = cp[k] == 0 ? 1 : 0;
-    } else if (!swap) {
-      for (uint32_t k = 0; k < n; ++k) counts_[k] = load_le<uint64_t>(cp + 8 * k);
+    if (!byte_coverage && !swap && reinterpret_cast<uintptr_t>(cp) % alignof(uint64_t) == 0) {
+      // The file's own counters, in place (the common case: no copy per record).
+      fn.counts = std::span<const uint64_t>(reinterpret_cast<const uint64_t*>(cp), n);
     } else {
-      for (uint32_t k = 0; k < n; ++k) counts_[k] = byteswap_int(load_le<uint64_t>(cp + 8 * k));
+      counts_.resize(n);
+      if (byte_coverage) {
+        for (uint32_t k = 0; k < n; ++k) counts_[k] = cp[k] == 0 ? 1 : 0;
+      } else if (!swap) {
+        for (uint32_t k = 0; k < n; ++k) counts_[k] = load_le<uint64_t>(cp + 8 * k);
+      } else {
+        for (uint32_t k = 0; k < n; ++k) counts_[k] = byteswap_int(load_le<uint64_t>(cp + 8 * k));
+      }
+      fn.counts = std::span<const uint64_t>(counts_.data(), n);
     }
-    fn.counts = std::span<const uint64_t>(counts_.data(), n);
 
     // Bitmap (docs/formats/irpgo.md 1.10).
     if (d.num_bitmap_bytes > 0) {
@@ -505,12 +510,15 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
         kind_sites_begin[kind] = sites_.size();
         sites_.insert(sites_.end(), site_counts.begin(), site_counts.end());
         kind_sites_end[kind] = sites_.size();
+        PROFKIT_TRY_ASSIGN(Bytes pair_bytes, block.read_bytes(pairs * 16, "value data pairs"));
+        const size_t first_value = values_.size();
+        values_.resize(first_value + pairs);
+        ValueData* out = values_.data() + first_value;
         for (uint64_t p = 0; p < pairs; ++p) {
-          ValueData v;
-          PROFKIT_TRY_ASSIGN(v.value, block.read<uint64_t>("value"));
-          PROFKIT_TRY_ASSIGN(v.count, block.read<uint64_t>("value count"));
-          v.value = remap(kind, v.value);
-          values_.push_back(v);
+          uint64_t value = load_le<uint64_t>(pair_bytes.data() + 16 * p);
+          uint64_t count = load_le<uint64_t>(pair_bytes.data() + 16 * p + 8);
+          if (swap) value = byteswap_int(value), count = byteswap_int(count);
+          out[p] = ValueData{remap(kind, value), count};
         }
       }
       for (size_t k = 0; k < kNumValueKinds; ++k)

@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <regex>
 #include <string>
@@ -145,6 +147,51 @@ void print_summary(const std::vector<std::string>& written) {
   (void)!write(2, line.data(), line.size());
 }
 
+// The runtime in every process of the tree leaves a note ("reason<TAB>program") when it
+// starts a program that will not load it (runtime/exec.cc); one warning per program.
+class Notes {
+ public:
+  Notes() {
+    const char* tmp = getenv("TMPDIR");
+    path_ = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/profkit-run-notes.XXXXXX";
+    const int fd = mkstemp(path_.data());
+    if (fd < 0) {
+      path_.clear();  // no notes: the programs run as before, only unexplained
+      return;
+    }
+    close(fd);
+  }
+  ~Notes() {
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+  // Prints the warnings and removes the file (profkit may re-raise the program's signal
+  // next, and no destructor runs then).
+  void report_and_remove() {
+    if (path_.empty()) return;
+    std::ifstream in(path_);
+    std::map<std::pair<std::string, std::string>, uint64_t> runs;  // (program, reason)
+    for (std::string line; std::getline(in, line);) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos) continue;
+      std::error_code ec;  // "dir/./st" and "dir/st" started by two processes are one program
+      const std::filesystem::path program =
+          std::filesystem::weakly_canonical(line.substr(tab + 1), ec);
+      ++runs[{ec ? line.substr(tab + 1) : program.string(), line.substr(0, tab)}];
+    }
+    for (const auto& [key, count] : runs)
+      report_warning(key.first, key.second + ", so it wrote no profile" +
+                                    (count > 1 ? " (started " + std::to_string(count) + " times)"
+                                               : std::string()));
+    unlink(path_.c_str());
+    path_.clear();
+  }
+
+ private:
+  std::string path_;
+};
+
 int run_program(const RunCommand& cmd) {
   const std::string runtime = runtime_path();
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
@@ -189,6 +236,7 @@ int run_program(const RunCommand& cmd) {
     options += (options.empty() ? "" : ":") + std::string("follow_children='") +
                cmd.follow_children + "'";
   }
+  Notes notes;
   const std::string program = resolve_program(cmd.command[0]);
   if (!program.empty() && is_static_executable(program))
     report_warning(program, "statically linked: LD_PRELOAD cannot load the heap profiler "
@@ -229,6 +277,7 @@ int run_program(const RunCommand& cmd) {
     if (!options.empty()) setenv("MEMPROF_OPTIONS", options.c_str(), 1);
     // Only this process writes `--output` itself; its forked children add ".<pid>".
     setenv("PROFKIT_MEMPROF_PID", std::to_string(getpid()).c_str(), 1);
+    if (!notes.path().empty()) setenv("PROFKIT_MEMPROF_NOTES", notes.path().c_str(), 1);
     execvp(argv[0], argv.data());
     // As shells do: 127 when there is no such program, 126 when it cannot be executed.
     const int e = errno;
@@ -247,6 +296,7 @@ int run_program(const RunCommand& cmd) {
   }
   child_pid = 0;
   restore_signals();
+  notes.report_and_remove();
   if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126 && WEXITSTATUS(status) <= 127))
     print_summary(profiles_written(cmd.output, start));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
