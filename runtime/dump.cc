@@ -307,10 +307,20 @@ const char* errno_name(int e) {
   }
 }
 
+// Interval profiles: only the first failure is reported (a full disk would otherwise give
+// a line per interval); their data goes into the next profile written.
+bool g_interval_dump = false;          // the dump in progress is an interval profile
+bool g_interval_error_reported = false;
+
 void report_write_error(const char* what, const char* path, int e) {
+  if (g_interval_dump && g_interval_error_reported) return;
   LineWriter().str("profkit-memprof: error: ").str(what).str(" '").str(path).str("': ")
-      .str(errno_name(e)).str(" (errno ").num(static_cast<uint64_t>(e)).str("); profile not written")
+      .str(errno_name(e)).str(" (errno ").num(static_cast<uint64_t>(e))
+      .str(g_interval_dump ? "); interval profile not written, its data goes into the next "
+                             "one (later failures of interval profiles are not reported)"
+                           : "); profile not written")
       .flush_to(2);
+  if (g_interval_dump) g_interval_error_reported = true;
 }
 
 // Copies the current contents of `from` to `to_fd` (llvm_compat appends profiles).
@@ -707,6 +717,7 @@ int dump_profile(DumpReason reason) {
     }
   }
   const uint32_t file = interval ? g_interval_seq : 0;
+  g_interval_dump = interval;
   bool written = false;
   if (interval && freed_entries == 0) {
     // An interval in which nothing was freed writes no file (an idle process makes none).

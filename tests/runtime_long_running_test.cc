@@ -178,6 +178,36 @@ TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
   EXPECT_EQ(allocs, 312u);
 }
 
+TEST(Intervals, AFailedIntervalProfileGoesIntoTheNextOne) {
+  // The profiles' directory is a regular file for the first 0.12 s of the run, so the first
+  // interval profiles cannot be written; then it is removed and the runtime creates the
+  // directory. Nothing freed in the failed intervals may be lost: the merged files have the
+  // exit-only run's totals, and the failure is reported once.
+  const std::string bin = build("interval");
+  const auto once = profile(bin, "failing_once", "");
+  ASSERT_EQ(once.size(), 1u);
+  const std::string dir = profkit::test::work_dir("failing");
+  profkit::test::write_file(dir + "/blocker", "");
+  const auto r = run("(sleep 0.12; rm " + dir + "/blocker) & MEMPROF_OPTIONS=" +
+                     sh_quote("dump_interval=0.02:log_path=" + dir + "/blocker/f.raw") + " " +
+                     sh_quote(bin) + "; s=$?; wait; exit $s");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("interval profile not written, its data goes into the next one"),
+            std::string::npos)
+      << r.err;
+  const auto files = profiles_in(dir + "/blocker");
+  ASSERT_GE(files.size(), 2u);
+  std::string inputs;
+  for (const auto& f : files) inputs += " " + sh_quote(f);
+  const std::string flags = " --memprof-full-schema --profiled-binary=" + sh_quote(bin);
+  run_ok("llvm-profdata-22 merge" + flags + " " + sh_quote(once[0]) + " -o " + dir + "/once.prof");
+  run_ok(sh_quote(profkit::test::profkit_bin()) + " merge" + flags + inputs + " -o " + dir +
+         "/merged.prof");
+  expect_same_totals(show_indexed(dir + "/once.prof"), show_indexed(dir + "/merged.prof"),
+                     "after failed interval profiles");
+}
+
 TEST(Intervals, KilledProcessLeavesWholeProfiles) {
   // Files appear by rename, so a SIGKILL at any moment leaves only whole profiles (and at
   // most one temporary file of the dump it interrupted).
