@@ -179,10 +179,10 @@ TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
 }
 
 TEST(Intervals, AFailedIntervalProfileGoesIntoTheNextOne) {
-  // The profiles' directory is a regular file for the first 0.12 s of the run, so the first
-  // interval profiles cannot be written; then it is removed and the runtime creates the
-  // directory. Nothing freed in the failed intervals may be lost: the merged files have the
-  // exit-only run's totals, and the failure is reported once.
+  // The profiles' directory is a regular file for the first 0.12 s of the run (which sleeps
+  // 0.45 s in all), so the first interval profiles cannot be written; then it is removed and
+  // the runtime creates the directory. Nothing freed in the failed intervals may be lost:
+  // the merged files have the exit-only run's totals, and the failure is reported once.
   const std::string bin = build("interval");
   const auto once = profile(bin, "failing_once", "");
   ASSERT_EQ(once.size(), 1u);
@@ -190,7 +190,7 @@ TEST(Intervals, AFailedIntervalProfileGoesIntoTheNextOne) {
   profkit::test::write_file(dir + "/blocker", "");
   const auto r = run("(sleep 0.12; rm " + dir + "/blocker) & MEMPROF_OPTIONS=" +
                      sh_quote("dump_interval=0.02:log_path=" + dir + "/blocker/f.raw") + " " +
-                     sh_quote(bin) + "; s=$?; wait; exit $s");
+                     sh_quote(bin) + " 3; s=$?; wait; exit $s");
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("interval profile not written, its data goes into the next one"),
