@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan difftest fuzz bench clean install package
+.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench clean install package
 
 all: build
 
@@ -50,6 +50,13 @@ difftest: build
 	  build/bin/profkit build/bin/profkit-branch-trace
 	@PROFKIT_DIFF_CASES=$$(( $(DIFF_CASES) / 3 )) python3 tests/memprof_differential_test.py \
 	  build/bin/profkit build/lib
+
+# The heap profiler runtime in a long-running process: SOAK_SECONDS of churn (threads coming
+# and going, frees across threads) with an interval profile every 0.05 s; fails if the
+# runtime's memory grows after the warm-up (tests/soak_test.py; ctest runs 10 s of it).
+SOAK_SECONDS ?= 300
+soak: build
+	@python3 tests/soak_test.py build/lib $(SOAK_SECONDS)
 
 test: test-release test-asan
 	@echo "make test: all tests passed in the Release and ASan+UBSan builds"

@@ -4,6 +4,8 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
+
 #include "runtime/spin_lock.h"
 
 namespace profkit::rt {
@@ -18,6 +20,8 @@ constexpr int kArenaClasses = 21;  // 64 B .. 64 MiB; larger goes straight to mm
 void* g_free_lists[kArenaClasses];
 char* g_bump = nullptr;
 size_t g_bump_left = 0;
+std::atomic<uint64_t> g_in_use{0};
+uint64_t g_chunks = 0;  // under g_arena_lock
 
 int size_class(size_t size) {
   int c = 0;
@@ -44,9 +48,12 @@ void os_unmap(void* p, size_t size) { munmap(p, size); }
 void* arena_alloc(size_t size) {
   const int c = size_class(size);
   if (c >= kArenaClasses || (size_t{64} << c) >= kArenaChunk) {
-    return os_map((size_t{64} << c));
+    void* big = os_map((size_t{64} << c));
+    if (big != nullptr) g_in_use.fetch_add(size_t{64} << c, std::memory_order_relaxed);
+    return big;
   }
   const size_t rounded = size_t{64} << c;
+  g_in_use.fetch_add(rounded, std::memory_order_relaxed);
   g_arena_lock.lock();
   void* p = g_free_lists[c];
   if (p != nullptr) {
@@ -59,8 +66,10 @@ void* arena_alloc(size_t size) {
     char* chunk = static_cast<char*>(os_map(kArenaChunk));
     if (chunk == nullptr) {
       g_arena_lock.unlock();
+      g_in_use.fetch_sub(rounded, std::memory_order_relaxed);
       return nullptr;
     }
+    g_chunks += kArenaChunk;
     g_bump = chunk;
     g_bump_left = kArenaChunk;
   }
@@ -74,6 +83,7 @@ void* arena_alloc(size_t size) {
 void arena_free(void* p, size_t size) {
   if (p == nullptr) return;
   const int c = size_class(size);
+  g_in_use.fetch_sub(size_t{64} << c, std::memory_order_relaxed);
   if (c >= kArenaClasses || (size_t{64} << c) >= kArenaChunk) {
     os_unmap(p, size_t{64} << c);
     return;
@@ -81,6 +91,13 @@ void arena_free(void* p, size_t size) {
   g_arena_lock.lock();
   *static_cast<void**>(p) = g_free_lists[c];
   g_free_lists[c] = p;
+  g_arena_lock.unlock();
+}
+
+void arena_usage(uint64_t* in_use, uint64_t* chunks) {
+  *in_use = g_in_use.load(std::memory_order_relaxed);
+  g_arena_lock.lock();
+  *chunks = g_chunks;
   g_arena_lock.unlock();
 }
 

@@ -12,6 +12,9 @@ void arena_free(void* p, size_t size);
 void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
 void* os_map_noreserve(size_t size);  // the same, MAP_NORESERVE (pages cost only when touched)
 void os_unmap(void* p, size_t size);
+// Bytes handed out and not returned (rounded to their class), and bytes of arena chunks
+// mapped: the runtime's own memory, which must stay bounded (verbosity=2 prints them).
+void arena_usage(uint64_t* in_use, uint64_t* chunks);
 void arena_lock_for_fork();
 void arena_unlock_after_fork(bool child);
 

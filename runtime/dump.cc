@@ -1,7 +1,9 @@
 // Dumps: collect every context's MIB (freed blocks from each thread's table, live blocks
 // "as if freed now"), then write raw memprof v5 (docs/formats/memprof.md B) or text (A.13). The writer sizes
 // every section first, maps one buffer, fills it, and writes it to a temporary name that
-// is renamed over the target, so a profile file is always whole.
+// is renamed over the target, so a profile file is always whole. With dump_interval a
+// thread of the runtime writes interval profiles (freed blocks only, then the tables start
+// empty) to `<file>.i<n>`.
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/abi.h"
@@ -34,6 +37,11 @@ SpinLock g_dump_lock;
 uint32_t g_epoch = 0;           // default mode: bumped by reset, names the next file
 bool g_compat_appending = false;  // llvm_compat: this process already wrote the target
 bool g_final_dump_done = false;
+uint32_t g_interval_seq = 1;    // dump_interval: the number of the next interval file
+// An interval dump's tables: each thread's freed-block table, swapped with the empty one
+// here (by thread index; under g_dump_lock). Both keep their capacity, so the swaps cost no
+// memory after the first ones.
+MibTable g_taken[kMaxThreads];
 
 // ---- segments (B.3) ------------------------------------------------------------------
 struct Segment {
@@ -224,8 +232,9 @@ bool has_pattern(const char* s) {
   return false;
 }
 
-// Returns the fd to write to directly (stdout/stderr), or -1 with `path` filled.
-int target(Path* path) {
+// Returns the fd to write to directly (stdout/stderr), or -1 with `path` filled; an
+// interval profile (`interval` > 0) is `<file>.i<interval>`.
+int target(Path* path, uint32_t interval) {
   const int pid = getpid();
   if (g.options.output.value[0] != '\0' && has_pattern(g.options.output.value)) {
     // A pattern: %p is the pid, %e the program name, %% a '%'.
@@ -266,6 +275,7 @@ int target(Path* path) {
     path->add(".").add_num(static_cast<uint64_t>(pid)).add(g.options.log_suffix.value);
   }
   if (g_epoch > 0) path->add(".").add_num(g_epoch);
+  if (interval > 0) path->add(".i").add_num(interval);
   return -1;
 }
 
@@ -298,10 +308,20 @@ const char* errno_name(int e) {
   }
 }
 
+// Interval profiles: only the first failure is reported (a full disk would otherwise give
+// a line per interval); their data goes into the next profile written.
+bool g_interval_dump = false;          // the dump in progress is an interval profile
+bool g_interval_error_reported = false;
+
 void report_write_error(const char* what, const char* path, int e) {
+  if (g_interval_dump && g_interval_error_reported) return;
   LineWriter().str("profkit-memprof: error: ").str(what).str(" '").str(path).str("': ")
-      .str(errno_name(e)).str(" (errno ").num(static_cast<uint64_t>(e)).str("); profile not written")
+      .str(errno_name(e)).str(" (errno ").num(static_cast<uint64_t>(e))
+      .str(g_interval_dump ? "); interval profile not written, its data goes into the next "
+                             "one (later failures of interval profiles are not reported)"
+                           : "); profile not written")
       .flush_to(2);
+  if (g_interval_dump) g_interval_error_reported = true;
 }
 
 // Copies the current contents of `from` to `to_fd` (llvm_compat appends profiles).
@@ -333,13 +353,13 @@ struct Target {
   bool direct = false;
 };
 
-bool open_target(Target* t, Sink* sink) {
+bool open_target(Target* t, Sink* sink, uint32_t interval) {
   sink->data = static_cast<uint8_t*>(os_map(Sink::kCapacity));
   if (sink->data == nullptr) {
     report_write_error("cannot allocate the output buffer for", "profile", ENOMEM);
     return false;
   }
-  const int direct = target(&t->path);
+  const int direct = target(&t->path, interval);
   if (direct >= 0) {
     t->direct = true;
     sink->fd = direct;
@@ -353,35 +373,37 @@ bool open_target(Target* t, Sink* sink) {
     os_unmap(sink->data, Sink::kCapacity);
     return false;
   }
-  if (g.compat && g_compat_appending && !copy_existing(t->path.bytes, sink->fd))
+  if (g.compat && g_compat_appending && interval == 0 && !copy_existing(t->path.bytes, sink->fd))
     sink->error = errno ? errno : EIO;
   return true;
 }
 
-void close_target(Target* t, Sink* sink) {
+// True when the profile was written whole.
+bool close_target(Target* t, Sink* sink) {
   sink->flush();
   os_unmap(sink->data, Sink::kCapacity);
   if (t->direct) {
     if (sink->error)
       report_write_error("cannot write profile to", sink->fd == 1 ? "stdout" : "stderr", sink->error);
-    return;
+    return sink->error == 0;
   }
   if (close(sink->fd) != 0 && sink->error == 0) sink->error = errno;
   if (sink->error == 0 && rename(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
   if (sink->error != 0) {
     unlink(t->temp.bytes);
     report_write_error("cannot write profile", t->path.bytes, sink->error);
-    return;
+    return false;
   }
   if (g.compat) g_compat_appending = true;
+  return true;
 }
 
 // ---- text output (A.13) ----------------------------------------------------------------
-void write_text(const MibTable& table) {
+bool write_text(const MibTable& table, uint32_t interval) {
   const bool terse = g.options.print_terse.value;
   Target target_file;
   Sink out;
-  if (!open_target(&target_file, &out)) return;
+  if (!open_target(&target_file, &out, interval)) return false;
   if (!terse) out.str("Recorded MIBs (incl. live on exit):\n");
   for (uint32_t i = 0; i < table.size; ++i) {
     const MibEntry& e = table.entries[i];
@@ -426,7 +448,7 @@ void write_text(const MibTable& table) {
       out.str("    #"); out.num(k); out.str(" 0x"); out.hex(pcs[k] - 1); out.str("\n");
     }
   }
-  close_target(&target_file, &out);
+  return close_target(&target_file, &out);
 }
 
 // ---- profkit's live/peak extension (docs/formats/profkit-heap.md) ------------------------
@@ -455,15 +477,16 @@ bool any(const LivePeak& r) { return (r.live_blocks | r.peak_blocks) != 0; }
 // dump needs no copy of the tables. Each id's stack is written once. Not for histograms
 // (dump_profile merges those first: llvm-profdata 22 crashes on their duplicates).
 // Given `live` (the table of live blocks; the peak data locked), it then writes profkit's
-// live/peak extension for the contexts whose stacks it wrote.
-void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments,
-               const MibTable* live, bool at_exit) {
+// live/peak extension for the contexts whose stacks it wrote. An interval profile
+// (`interval` > 0) goes to `<file>.i<interval>`. True when the file was written whole.
+bool write_raw(const MibTable* const* tables, uint32_t count, const SegmentList& segments,
+               const MibTable* live, bool at_exit, uint32_t interval) {
   const uint32_t ids = depot_size();
   const uint64_t bitmap_bytes = (uint64_t{ids} + 64) / 8;
   auto* seen = static_cast<uint64_t*>(arena_alloc(bitmap_bytes));
   if (seen == nullptr) {
     report_write_error("cannot allocate the stack bitmap for", "profile", ENOMEM);
-    return;
+    return false;
   }
   auto first_time = [seen](uint32_t id) {
     const bool fresh = !(seen[id / 64] >> (id % 64) & 1);
@@ -481,7 +504,7 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
   if (depth == nullptr) {
     report_write_error("cannot allocate the stack depths for", "profile", ENOMEM);
     arena_free(seen, bitmap_bytes);
-    return;
+    return false;
   }
   uint64_t mib_count = 0, histogram_entries = 0, stack_bytes = 8, stack_count = 0;
   for (uint64_t t = 0, at = 0; t < count; ++t)
@@ -513,10 +536,10 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
                          extension_bytes;
   Target target_file;
   Sink out;
-  if (!open_target(&target_file, &out)) {
+  if (!open_target(&target_file, &out, interval)) {
     arena_free(depth, depth_bytes);
     arena_free(seen, bitmap_bytes);
-    return;
+    return false;
   }
   out.u64(memprof::kRawMagic);
   out.u64(5);
@@ -590,9 +613,10 @@ void write_raw(const MibTable* const* tables, uint32_t count, const SegmentList&
     }
   }
   while (out.pos < total) out.byte(0);
-  close_target(&target_file, &out);
+  const bool written = close_target(&target_file, &out);
   arena_free(depth, depth_bytes);
   arena_free(seen, bitmap_bytes);
+  return written;
 }
 
 }  // namespace
@@ -638,31 +662,49 @@ namespace {
 
 // profkit run --follow-children: whether this process writes a profile. The process profkit
 // run started always does; a descendant per the option: all, none, or a POSIX extended
-// regex its program name must match (checked once, in the first dump).
+// regex its program name must match. The match is made once, from the constructor (so a
+// forked child inherits it): regcomp allocates, which a dump on a crash inside glibc's
+// malloc must not.
+int g_follow_verdict = -1;  // the regex matched (1) or not (0); -1: not decided yet
+
+void decide_follow_verdict() {
+  const char* rule = g.options.follow_children.value;
+  if (g_follow_verdict >= 0 || g.root_pid == 0 || same_string(rule, "all") ||
+      same_string(rule, "none"))
+    return;
+  char exe[4096];
+  regex_t re;
+  if (regcomp(&re, rule, REG_EXTENDED | REG_NOSUB) != 0) {
+    g_follow_verdict = 1;  // an invalid pattern was refused by profkit run; write rather than lose
+  } else {
+    g_follow_verdict = regexec(&re, exe_name(exe, sizeof exe), 0, nullptr, 0) == 0 ? 1 : 0;
+    regfree(&re);
+  }
+}
+
 bool follows_this_process() {
   if (g.root_pid == 0 || getpid() == g.root_pid) return true;
   const char* rule = g.options.follow_children.value;
   if (same_string(rule, "all")) return true;
   if (same_string(rule, "none")) return false;
-  static int verdict = -1;  // -1: not decided yet
-  if (verdict < 0) {
-    char exe[4096];
-    regex_t re;
-    if (regcomp(&re, rule, REG_EXTENDED | REG_NOSUB) != 0) {
-      verdict = 1;  // an invalid pattern was refused by profkit run; write rather than lose
-    } else {
-      verdict = regexec(&re, exe_name(exe, sizeof exe), 0, nullptr, 0) == 0 ? 1 : 0;
-      regfree(&re);
-    }
-  }
-  return verdict == 1;
+  decide_follow_verdict();  // when the constructor did not run first
+  return g_follow_verdict == 1;
 }
 
 }  // namespace
 
-int dump_profile(bool at_exit) {
+// With dump_interval (not under llvm_compat, which keeps compiler-rt's dumps), a dump the
+// process outlives is an interval profile: the blocks freed since the previous one, no live
+// blocks, and the tables start empty after it is written. The profile at the end of the
+// process (exit, a signal that ends it) holds what no interval profile did: the blocks
+// freed since the last one and the blocks still live. So every allocation is in exactly
+// one of the files, and merging them all gives one exit profile's totals.
+int dump_profile(DumpReason reason) {
   RuntimeScope scope;
   if (!follows_this_process()) return 0;
+  const bool last = reason == DumpReason::kExit || reason == DumpReason::kProcessEnd;
+  const bool at_exit = last;  // the live blocks of the extension are those the process ended with
+  const bool interval = !last && g.options.dump_interval.value > 0 && !g.compat;
   WriteSignalGuard signals;
   g_dump_lock.lock();
   if (g_final_dump_done) {  // nothing after the exit dump (its data is already written)
@@ -675,24 +717,40 @@ int dump_profile(bool at_exit) {
   const uint32_t cpu = current_cpu();
   const bool text = g.options.print_text.value || g.options.print_terse.value;
   // Every thread state stays locked for the whole dump (as compiler-rt locks its allocator),
-  // so the sizes computed first still hold while the file is written.
+  // so the sizes computed first still hold while the file is written. An interval profile
+  // has no live blocks to keep consistent with the tables: each thread's table is swapped
+  // for an empty one under that thread's lock alone, and written with no lock held, so the
+  // program allocates and frees on while the file is written (holding every lock, a dump
+  // every 50 ms made the tree workload, 262 144 contexts, 2.2x slower).
   const uint32_t threads = thread_state_count();
-  for (uint32_t t = 0; t < threads; ++t) thread_state_at(t)->lock.lock();
-  // profkit's live/peak extension (raw output, not llvm_compat): the peak data stays
-  // locked while the file is written.
-  const bool extension = !g.compat && !text;
+  for (uint32_t t = 0; t < threads; ++t) {
+    ThreadState* state = thread_state_at(t);
+    state->lock.lock();
+    if (!interval) continue;
+    const MibTable mine = state->mibs;
+    state->mibs = g_taken[t];
+    g_taken[t] = mine;
+    state->lock.unlock();
+  }
+  auto table_of = [interval](uint32_t t) -> MibTable& {
+    return interval ? g_taken[t] : thread_state_at(t)->mibs;
+  };
+  // profkit's live/peak extension (raw output, not llvm_compat; not in interval profiles,
+  // which hold no live blocks): the peak data stays locked while the file is written.
+  const bool extension = !g.compat && !text && !interval;
   if (extension) peak_lock_for_dump();
   MibTable live;    // live blocks "as if freed now" (A.9)
   MibTable merged;  // text and histogram output: one block per context, as compiler-rt writes
   // Live tracked blocks: each was counted where it was made and, once freed, where it was
   // freed (a free the runtime could not record leaves it counted: never too few). The span
   // walk stops when it has found the small ones, at once when everything was freed.
-  uint64_t allocs = 0, frees = 0, glibc_live = 0;
+  uint64_t allocs = 0, frees = 0, glibc_live = 0, freed_entries = 0;
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
     allocs += state->allocs;
     frees += state->frees;
-    for (uint32_t s = 0; s < state->slots_used; ++s) {
+    freed_entries += table_of(t).size;
+    for (uint32_t s = 0; s < state->slots_used && !interval; ++s) {
       const uintptr_t v = state->slots[s];
       if (v == 0 || (v & 1)) continue;
       const auto* header = reinterpret_cast<const ChunkHeader*>(v);
@@ -701,46 +759,80 @@ int dump_profile(bool at_exit) {
       ++glibc_live;
     }
   }
-  const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
-  heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
+  if (!interval) {
+    const uint64_t tracked_live = allocs > frees ? allocs - frees : 0;
+    heap_record_live(&live, ts, cpu, tracked_live > glibc_live ? tracked_live - glibc_live : 0);
+  }
   // Histogram profiles are merged here too: llvm-profdata 22 merges two MIBs of one id
   // whose histograms have the same length by freeing the histogram it keeps (a double
   // free: it crashes), so a raw file with histograms must list each id once.
   const bool merge = text || g.histogram;
   if (merge) {
     for (uint32_t t = 0; t <= threads; ++t) {
-      const MibTable& source = t < threads ? thread_state_at(t)->mibs : live;
+      const MibTable& source = t < threads ? table_of(t) : live;
       for (uint32_t i = 0; i < source.size; ++i)
         if (source.entries[i].context_id != 0)
           merge_aggregate(&merged, source.entries[i].context_id, source.entries[i].mib);
     }
   }
-  if (text) {
-    write_text(merged);
+  const uint32_t file = interval ? g_interval_seq : 0;
+  g_interval_dump = interval;
+  bool written = false;
+  if (interval && freed_entries == 0) {
+    // An interval in which nothing was freed writes no file (an idle process makes none).
+  } else if (text) {
+    written = write_text(merged, file);
   } else if (segments.items != nullptr && merge) {
     const MibTable* one = &merged;
-    write_raw(&one, 1, segments, extension ? &live : nullptr, at_exit);
+    written = write_raw(&one, 1, segments, extension ? &live : nullptr, at_exit, file);
   } else if (segments.items != nullptr) {
     const size_t bytes = sizeof(MibTable*) * (threads + 1);
     auto* tables = static_cast<const MibTable**>(arena_alloc(bytes));
     if (tables != nullptr) {
-      for (uint32_t t = 0; t < threads; ++t) tables[t] = &thread_state_at(t)->mibs;
+      for (uint32_t t = 0; t < threads; ++t) tables[t] = &table_of(t);
       tables[threads] = &live;
-      write_raw(tables, threads + 1, segments, extension ? &live : nullptr, at_exit);
+      written = write_raw(tables, threads + 1, segments, extension ? &live : nullptr, at_exit, file);
       arena_free(tables, bytes);
     }
   }
   if (extension) peak_unlock_after_dump();
   // llvm_compat: each dump takes the freed data out of the tables (A.11); by default every
-  // dump is a complete snapshot that replaces the previous file.
+  // dump is a complete snapshot that replaces the previous file; an interval profile's data
+  // is out of the threads' tables already, and goes back into them when the write failed
+  // (for the next profile).
   for (uint32_t t = 0; t < threads; ++t) {
-    if (g.compat) table_clear(&thread_state_at(t)->mibs);
-    thread_state_at(t)->lock.unlock();
+    ThreadState* state = thread_state_at(t);
+    if (interval) {
+      MibTable& taken = g_taken[t];
+      if (!written && taken.size != 0) {
+        state->lock.lock();
+        for (uint32_t i = 0; i < taken.size; ++i)
+          if (taken.entries[i].context_id != 0)
+            merge_aggregate(&state->mibs, taken.entries[i].context_id, taken.entries[i].mib);
+        state->lock.unlock();
+      }
+      table_clear(&taken);
+      continue;
+    }
+    if (g.compat) table_clear(&state->mibs);
+    state->lock.unlock();
   }
+  if (interval && written) ++g_interval_seq;
   if (segments.items != nullptr) os_unmap(segments.items, sizeof(Segment) * kMaxSegments);
   table_release(&live);
   table_release(&merged);
-  if (at_exit) g_final_dump_done = true;
+  if (last) g_final_dump_done = true;
+  if (written && g.options.verbosity.value >= 2) {
+    // The runtime's own memory after each dump, for the soak test (tests/soak_test.py).
+    uint64_t in_use = 0, chunks = 0;
+    arena_usage(&in_use, &chunks);
+    LineWriter line;
+    line.str("profkit-memprof: ");
+    if (interval) line.str("interval profile ").num(file);
+    else line.str("profile");
+    line.str(" written; runtime memory: arena ").num(in_use).str(" bytes in use of ").num(chunks)
+        .str(" mapped, MIB tables ").num(table_bytes()).str(" bytes").flush_to(2);
+  }
   g_dump_lock.unlock();
   return 0;
 }
@@ -755,7 +847,7 @@ void reset_profile() {
   // Ends the current round: its file receives a final, complete snapshot, then the tables
   // start empty and later dumps go to a new file (".<round>" appended), so no earlier
   // profile is overwritten and no freed allocation is counted in two files.
-  dump_profile(false);
+  dump_profile(DumpReason::kRequest);
   g_dump_lock.lock();
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) {
@@ -768,6 +860,61 @@ void reset_profile() {
   g_dump_lock.unlock();
 }
 
+namespace {
+
+// ---- interval dumps -------------------------------------------------------------------
+// A thread of the runtime, not a clock check on the allocation path: a process that stops
+// allocating still gets its profiles, and a dump never runs inside a malloc the dynamic
+// loader makes while its link map is half updated (the dump reads it). The thread blocks
+// every signal (process-directed signals go to the program's threads), is detached, and is
+// started again in a forked child, which has only the forking thread.
+void* interval_thread(void*) {
+  ++tls_in_runtime;  // for its whole life: what it allocates (pthread internals) is untracked
+  const int64_t period_ns = g.options.dump_interval.value * 1'000'000;
+  timespec next{};
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (;;) {
+    const int64_t at = next.tv_nsec + period_ns;
+    next.tv_sec += at / 1'000'000'000;
+    next.tv_nsec = at % 1'000'000'000;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) == EINTR) {
+    }
+    dump_profile(DumpReason::kInterval);
+    // A dump longer than the period: the next one a period after it, not at once.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+      next = now;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void prepare_dump() { decide_follow_verdict(); }
+
+void start_interval_dumps() {
+  if (g.options.dump_interval.value <= 0 || g.compat || !follows_this_process()) return;
+  RuntimeScope scope;
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);  // the new thread inherits this mask
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, size_t{256} << 10);
+  pthread_t thread;
+  const int e = pthread_create(&thread, &attr, interval_thread, nullptr);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (e != 0) {
+    LineWriter().str("profkit-memprof: error: cannot start the dump_interval thread (errno ")
+        .num(static_cast<uint64_t>(e)).str("); only the exit profile will be written").flush_to(2);
+    return;
+  }
+  pthread_setname_np(thread, "profkit-dump");
+}
+
 void dump_lock_for_fork() { g_dump_lock.lock(); }
 void dump_unlock_after_fork(bool child) {
   g_dump_lock.unlock_after_fork(child);
@@ -775,6 +922,7 @@ void dump_unlock_after_fork(bool child) {
 
 void after_fork_child_tables() {
   g_epoch = 0;
+  g_interval_seq = 1;
   g_compat_appending = false;
   if (g.compat) return;  // compiler-rt's child inherits everything
   // The parent reports what it freed before the fork and the blocks live at the fork; the
@@ -782,6 +930,7 @@ void after_fork_child_tables() {
   ++g.fork_generation;
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) table_clear(&thread_state_at(t)->mibs);
+  start_interval_dumps();
 }
 
 }  // namespace profkit::rt

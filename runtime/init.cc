@@ -123,7 +123,7 @@ void warn_if_malloc_is_not_ours() {
 void exit_handler() {
   RuntimeScope scope;
   warn_if_malloc_is_not_ours();
-  if (g.options.dump_at_exit.value) dump_profile(true);
+  if (g.options.dump_at_exit.value) dump_profile(DumpReason::kExit);
   g.tracking.store(false, std::memory_order_release);
   if (g.options.atexit.value) __memprof_print_accumulated_stats();
 }
@@ -173,7 +173,7 @@ void dump_signal_handler(int sig, siginfo_t* info, void* context) {
     if (ends_process) g_pending_default.store(sig, std::memory_order_relaxed);
     g_dump_pending.store(true, std::memory_order_relaxed);
   } else {
-    dump_profile(false);
+    dump_profile(ends_process ? DumpReason::kProcessEnd : DumpReason::kRequest);
     if (ends_process) take_default_action(sig);
   }
   if (program_handles) {
@@ -204,6 +204,68 @@ void install_dump_signal() {
   action.sa_flags = SA_RESTART | SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   sigaction(static_cast<int>(sig), &action, &g_program_action);
+}
+
+// dump_on_crash: a fatal signal the program does not handle writes the profile the crash
+// keeps exit() from writing, then the process dies of the signal as it would have. Installed
+// only where the disposition is SIG_DFL when the runtime starts; a handler the program
+// installs later replaces ours (and one that chains to the previous handler reaches ours,
+// which does what SIG_DFL would, after the dump). SA_RESETHAND puts SIG_DFL back as the
+// handler is entered, so a second fault of the same signal (in the dump, or in another
+// thread) ends the process at once.
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+std::atomic<int> g_crash_tid{0};        // the thread writing the crash profile
+std::atomic<int> g_crash_signal{0};     // and its signal
+std::atomic<bool> g_crash_dumped{false};
+
+void crash_handler(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  const int self = static_cast<int>(gettid());
+  int owner = 0;
+  if (g_crash_tid.load(std::memory_order_acquire) == self) {
+    // A fault in the crash dump itself: die of the first signal, at once.
+    take_default_action(g_crash_signal.load(std::memory_order_relaxed));
+  } else if (tls_in_runtime != 0) {
+    // A fault inside the runtime: its locks may be held, so no dump.
+  } else if (g_crash_tid.compare_exchange_strong(owner, self)) {
+    g_crash_signal.store(sig, std::memory_order_relaxed);
+    dump_profile(DumpReason::kProcessEnd);
+    g_crash_dumped.store(true, std::memory_order_release);
+  } else if (owner != self) {
+    // Another thread is writing the crash profile and will end the process; wait for it,
+    // but not forever.
+    const timespec ms{0, 1'000'000};
+    for (int i = 0; i < 30'000 && !g_crash_dumped.load(std::memory_order_acquire); ++i)
+      nanosleep(&ms, nullptr);
+  }
+  errno = saved_errno;
+  // What SIG_DFL would do now. Set here, not only by SA_RESETHAND: a program handler that
+  // replaced ours may call it as the previous handler. A fault the kernel raised happens
+  // again when the handler returns: the process dies at the faulting instruction, so a core
+  // dump is what it was without the runtime. A sent or raised signal (abort, kill) is
+  // raised again.
+  if (sig != SIGABRT && info != nullptr && info->si_code > 0) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    return;
+  }
+  take_default_action(sig);
+}
+
+void install_crash_handlers() {
+  if (!g.options.dump_on_crash.value || !g.options.dump_at_exit.value) return;
+  for (int sig : kCrashSignals) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_sigaction = crash_handler;
+    action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(sig, &action, nullptr);
+  }
 }
 
 void do_init() {
@@ -241,6 +303,7 @@ void do_init() {
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(exit_handler);
   install_dump_signal();
+  install_crash_handlers();
   if (g.options.verbosity.value > 0)
     LineWriter().str("profkit-memprof: shadow at 0x").hex(__memprof_shadow_memory_dynamic_address)
         .str(g.histogram ? ", histogram mode" : ", normal mode")
@@ -266,9 +329,9 @@ bool ensure_init() {
 RuntimeScope::~RuntimeScope() {
   if (--tls_in_runtime == 0 && PROFKIT_RT_UNLIKELY(g_dump_pending.load(std::memory_order_relaxed))) {
     g_dump_pending.store(false, std::memory_order_relaxed);
-    dump_profile(false);
-    if (const int sig = g_pending_default.exchange(0, std::memory_order_relaxed); sig != 0)
-      take_default_action(sig);
+    const int sig = g_pending_default.exchange(0, std::memory_order_relaxed);
+    dump_profile(sig != 0 ? DumpReason::kProcessEnd : DumpReason::kRequest);
+    if (sig != 0) take_default_action(sig);
   }
 }
 
@@ -284,12 +347,14 @@ void __memprof_init(void) { ensure_init(); }
 __attribute__((constructor(101))) static void profkit_memprof_ctor(int, char**, char** envp) {
   if (g_start_envp == nullptr) g_start_envp = envp;
   ensure_init();
+  prepare_dump();
+  start_interval_dumps();
 }
 
 int __memprof_profile_dump(void) {
   if (!ensure_init()) return 0;
   RuntimeScope scope;
-  dump_profile(false);
+  dump_profile(DumpReason::kRequest);
   return 0;
 }
 

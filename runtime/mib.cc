@@ -3,6 +3,8 @@
 // llvm_compat reproduces compiler-rt's arithmetic (see docs/runtime.md).
 #include <sys/mman.h>
 
+#include <atomic>
+
 #include "runtime/arena.h"
 #include "runtime/base.h"
 #include "runtime/globals.h"
@@ -85,6 +87,8 @@ void ensure_histogram(MemInfoBlock& m, uint32_t size) {
   m.AccessHistogramSize = size;
 }
 
+std::atomic<uint64_t> g_table_bytes{0};
+
 constexpr uint32_t kIndexChunks = kMaxContextIds >> kIndexChunkBits;
 constexpr size_t kIndexChunkBytes = sizeof(uint32_t) << kIndexChunkBits;
 
@@ -103,6 +107,8 @@ bool grow(MibTable* table) {
                      MREMAP_MAYMOVE);
     if (entries == MAP_FAILED) return false;
   }
+  g_table_bytes.fetch_add(entry_bytes(capacity) - (table->capacity ? entry_bytes(table->capacity) : 0),
+                          std::memory_order_relaxed);
   table->entries = static_cast<MibEntry*>(entries);
   table->capacity = static_cast<uint32_t>(entry_bytes(capacity) / sizeof(MibEntry));
   return true;
@@ -266,9 +272,14 @@ void table_clear(MibTable* table) {
   table->size = 0;
 }
 
+uint64_t table_bytes() { return g_table_bytes.load(std::memory_order_relaxed); }
+
 void table_release(MibTable* table) {
   table_clear(table);
-  if (table->entries != nullptr) os_unmap(table->entries, entry_bytes(table->capacity));
+  if (table->entries != nullptr) {
+    os_unmap(table->entries, entry_bytes(table->capacity));
+    g_table_bytes.fetch_sub(entry_bytes(table->capacity), std::memory_order_relaxed);
+  }
   if (table->index != nullptr) {
     for (uint32_t c = 0; c < kIndexChunks; ++c)
       if (table->index[c] != nullptr) arena_free(table->index[c], kIndexChunkBytes);

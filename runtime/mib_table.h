@@ -37,5 +37,6 @@ void merge_aggregate(MibTable* table, uint32_t context_id, const MemInfoBlock& m
 MibEntry* table_find_or_insert(MibTable* table, uint32_t context_id, bool* inserted);
 void table_clear(MibTable* table);  // drops entries, frees histograms
 void table_release(MibTable* table);
+uint64_t table_bytes();  // entry arrays of every table (the runtime's own memory)
 
 }  // namespace profkit::rt

@@ -94,12 +94,41 @@ bool parse_int(const char* v, size_t n, int64_t* out) {
   return true;
 }
 
+// Decimal seconds ("10", "0.25", ".5") to milliseconds; digits past the third decimal must
+// be 0 (no silent rounding), and at most 10^9 seconds.
+bool parse_seconds_ms(const char* v, size_t n, int64_t* out) {
+  size_t i = 0;
+  int64_t ms = 0;
+  bool digits = false;
+  for (; i < n && v[i] >= '0' && v[i] <= '9'; ++i, digits = true) {
+    ms = ms * 10 + (v[i] - '0');
+    if (ms > 1'000'000'000) return false;
+  }
+  ms *= 1000;
+  if (i < n && v[i] == '.') {
+    int64_t scale = 100;
+    for (++i; i < n && v[i] >= '0' && v[i] <= '9'; ++i, digits = true) {
+      if (scale == 0 && v[i] != '0') return false;
+      ms += (v[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (!digits || i != n) return false;
+  *out = ms;
+  return true;
+}
+
 // Each setter returns nullptr on success or the error text.
 const char* set(Options::BoolOption* option, const char* v, size_t n) {
   return parse_bool(v, n, &option->value) ? nullptr : "invalid value for bool option";
 }
 const char* set(Options::IntOption* option, const char* v, size_t n) {
   return parse_int(v, n, &option->value) ? nullptr : "invalid value for int option";
+}
+const char* set(Options::SecondsOption* option, const char* v, size_t n) {
+  return parse_seconds_ms(v, n, &option->value)
+             ? nullptr
+             : "invalid value (seconds, at most 3 decimals) for option";
 }
 const char* set(Options::StringOption* option, const char* v, size_t n) {
   if (n >= kOptionStringMax) return "value too long for option";
@@ -110,6 +139,7 @@ const char* set(Options::StringOption* option, const char* v, size_t n) {
 
 void set_default(Options::BoolOption* option, bool value) { option->value = value; }
 void set_default(Options::IntOption* option, int64_t value) { option->value = value; }
+void set_default(Options::SecondsOption* option, int64_t seconds) { option->value = seconds * 1000; }
 void set_default(Options::StringOption* option, const char* value) {
   size_t i = 0;
   for (; value[i] && i + 1 < kOptionStringMax; ++i) option->value[i] = value[i];

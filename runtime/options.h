@@ -14,6 +14,7 @@ struct Options {
   struct BoolOption { bool value; };
   struct IntOption { int64_t value; };
   struct StringOption { char value[kOptionStringMax]; };
+  struct SecondsOption { int64_t value; };  // milliseconds, given as decimal seconds
 #include "runtime/options.def"
 };
 

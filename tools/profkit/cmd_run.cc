@@ -36,6 +36,7 @@ struct RunCommand {
   std::string output;                // exact profile path or %p/%e pattern; empty: memprof.profraw.<pid>
   std::string follow_children = "all";  // all, none, or a regex of program names
   std::string options;               // extra MEMPROF_OPTIONS
+  std::string dump_interval;         // seconds between interval profiles (runtime option)
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 
@@ -81,6 +82,16 @@ std::regex file_name_regex(const std::string& pattern) {
   return std::regex(re);
 }
 
+// An interval profile's name ends in ".i<n>" after the name the same process's exit profile
+// has (docs/runtime.md); the rules below apply to that name.
+std::string_view without_interval_suffix(std::string_view name) {
+  const size_t dot = name.rfind(".i");
+  if (dot == std::string_view::npos || dot + 2 == name.size() ||
+      name.find_first_not_of("0123456789", dot + 2) != std::string_view::npos)
+    return name;
+  return name.substr(0, dot);
+}
+
 std::vector<std::string> profiles_written(const std::string& output, const timespec& start) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -91,7 +102,8 @@ std::vector<std::string> profiles_written(const std::string& output, const times
   const std::regex name_re = pattern ? file_name_regex(stem) : std::regex();
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
+    const std::string file_name = entry.path().filename().string();
+    const std::string name(without_interval_suffix(file_name));
     if (pattern) {
       if (!std::regex_match(name, name_re)) continue;
     } else {
@@ -107,9 +119,17 @@ std::vector<std::string> profiles_written(const std::string& output, const times
     if (st.st_mtim.tv_sec < start.tv_sec ||
         (st.st_mtim.tv_sec == start.tv_sec && st.st_mtim.tv_nsec < start.tv_nsec))
       continue;
-    found.push_back(output.empty() ? name : entry.path().string());
+    found.push_back(output.empty() ? file_name : entry.path().string());
   }
-  std::sort(found.begin(), found.end());
+  // Each exit profile before its process's interval profiles, those in their order.
+  auto key = [](const std::string& path) {
+    const std::string_view exit_name = without_interval_suffix(path);
+    const uint64_t n =
+        exit_name.size() == path.size() ? 0 : std::stoull(path.substr(exit_name.size() + 2));
+    return std::pair(std::string(exit_name), n);
+  };
+  std::sort(found.begin(), found.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
   return found;
 }
 
@@ -184,6 +204,17 @@ int run_program(const RunCommand& cmd) {
   std::string options;
   if (const char* old = getenv("MEMPROF_OPTIONS"); old && *old) options = old;
   if (!cmd.options.empty()) options += (options.empty() ? "" : ":") + cmd.options;
+  if (!cmd.dump_interval.empty()) {
+    // The runtime's syntax (decimal seconds, millisecond resolution), checked here so a
+    // mistake stops profkit instead of giving one runtime warning per process.
+    static const std::regex seconds(R"(([0-9]+(\.[0-9]{0,3})?|\.[0-9]{1,3}))");
+    if (!std::regex_match(cmd.dump_interval, seconds)) {
+      report_error("run: --dump-interval: expected seconds with at most 3 decimals (e.g. 60 "
+                   "or 0.5), got '" + cmd.dump_interval + "'");
+      return 1;
+    }
+    options += (options.empty() ? "" : ":") + std::string("dump_interval=") + cmd.dump_interval;
+  }
   if (!cmd.output.empty()) {
     const std::string absolute = std::filesystem::absolute(cmd.output).string();
     options += (options.empty() ? "" : ":") + std::string("output='") + absolute + "'";
@@ -301,6 +332,9 @@ void add_run_command(CLI::App& app, int& exit_status) {
                   "(default), none, or a POSIX extended regex their program name must match; "
                   "the program started always does");
   sub->add_option("--options", cmd->options, "Extra runtime options (MEMPROF_OPTIONS syntax)");
+  sub->add_option("--dump-interval", cmd->dump_interval,
+                  "Also write an interval profile every SECONDS (PATH.i1, PATH.i2, ...: the "
+                  "blocks freed in each interval; merge them all with the exit profile)");
   sub->add_option("command", cmd->command, "PROGRAM ARGS... (after --)")->required();
   sub->callback([cmd, &exit_status] { exit_status = run_program(*cmd); });
 }

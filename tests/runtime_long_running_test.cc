@@ -1,0 +1,317 @@
+// The runtime in long-running processes (docs/runtime.md, "Long-running processes"):
+// interval profiles (dump_interval) that merge to one exit profile's totals, whole files
+// after SIGKILL, a profile when a fatal signal ends the program, and the program's exit
+// status and signal handlers unchanged. Programs in tests/programs/runtime/, built with
+// clang-22 -fmemory-profile and linked with the shared runtime; llvm-profdata-22 reads
+// every profile.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/harness.h"
+#include "tests/support/memprof_show.h"
+
+namespace {
+
+using profkit::test::run;
+using profkit::test::run_ok;
+using profkit::test::sh_quote;
+using Contexts = profkit::test::MemProfContexts;
+
+std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+
+// Compiles tests/programs/runtime/<name>.c once and links it with the shared runtime (the
+// link without -fmemory-profile, which would bring compiler-rt's runtime in).
+std::string build(const std::string& name) {
+  const std::string source = profkit::test::source_path("tests/programs/runtime/" + name + ".c");
+  return profkit::test::build_once(
+      name, "clang-22 -g -O1 -fmemory-profile -fno-omit-frame-pointer -c " + sh_quote(source) +
+                " -o %o.o && clang-22 %o.o -o %o " + runtime_dir() +
+                "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir() + " -lpthread");
+}
+
+// The profiles in `dir` (no temporary files), sorted.
+std::vector<std::string> profiles_in(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name[0] != '.' && name.find(".tmp.") == std::string::npos) out.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_interval_file(const std::string& path) {
+  const size_t dot = path.rfind(".i");
+  return dot != std::string::npos && dot + 2 < path.size() &&
+         path.find_first_not_of("0123456789", dot + 2) == std::string::npos;
+}
+
+// `llvm-profdata-22 show --memory` of an indexed profile: each allocation context (its
+// frames as printed) with the MemInfoBlock fields of the full schema.
+Contexts show_indexed(const std::string& indexed) {
+  const auto r = run_ok("llvm-profdata-22 show --memory " + sh_quote(indexed));
+  Contexts out;
+  std::istringstream in(r.out);
+  std::string line, key;
+  enum { kOther, kStack, kMib } state = kOther;
+  while (std::getline(in, line)) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    const std::string s = line.substr(first);
+    if (s.rfind("- Callstack:", 0) == 0) {
+      key.clear();
+      state = kStack;
+    } else if (state == kStack && s.rfind("- { Function:", 0) == 0) {
+      key += s;
+    } else if (state == kStack && s.rfind("MemInfoBlock:", 0) == 0) {
+      state = kMib;
+    } else if (state == kMib && s[0] != '-' && s.find(':') != std::string::npos) {
+      const size_t colon = s.find(':');
+      const size_t value = s.find_first_not_of(' ', colon + 1);
+      out[key][s.substr(0, colon)] = value == std::string::npos ? "" : s.substr(value);
+    } else {
+      state = kOther;
+    }
+  }
+  return out;
+}
+
+// The fields whose merge over the interval profiles must equal one exit profile's: what was
+// allocated and touched, not when.
+const char* const kTotals[] = {"AllocCount",     "TotalSize",      "TotalAccessCount",
+                               "MinSize",        "MaxSize",        "MinAccessCount",
+                               "MaxAccessCount", "AccessHistogramSize"};
+
+void expect_same_totals(const Contexts& want, const Contexts& got, const std::string& what) {
+  ASSERT_FALSE(want.empty()) << what;
+  EXPECT_EQ(want.size(), got.size()) << what;
+  for (const auto& [context, fields] : want) {
+    auto it = got.find(context);
+    if (it == got.end()) {
+      ADD_FAILURE() << what << ": missing context " << context;
+      continue;
+    }
+    for (const char* f : kTotals) {
+      ASSERT_TRUE(fields.count(f) && it->second.count(f)) << what << ": " << context << " " << f;
+      EXPECT_EQ(fields.at(f), it->second.at(f)) << what << ": " << context << " field " << f;
+    }
+  }
+}
+
+// Runs `binary` with MEMPROF_OPTIONS=log_path=<fresh dir>/<tag>.raw:<options>; returns the
+// profiles written.
+std::vector<std::string> profile(const std::string& binary, const std::string& tag,
+                                 const std::string& options, int expected_status = 0,
+                                 const std::string& args = "") {
+  const std::string dir = profkit::test::work_dir(tag);
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + tag + ".raw" +
+                                                    (options.empty() ? "" : ":" + options)) +
+                     " " + sh_quote(binary) + " " + args);
+  EXPECT_EQ(r.status, expected_status) << tag << "\n" << r.err;
+  EXPECT_EQ(r.err.find("profkit-memprof:"), std::string::npos) << r.err;
+  return profiles_in(dir);
+}
+
+// ---- interval profiles ------------------------------------------------------------------
+
+TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
+  // interval.c: blocks live across every dump, blocks freed one interval after they were
+  // made, never-freed blocks, two threads and cross-thread frees; about 0.3 s, so a dump
+  // every 20 ms gives several interval profiles.
+  const std::string bin = build("interval");
+  const auto once = profile(bin, "at_exit", "");
+  ASSERT_EQ(once.size(), 1u);
+  const auto files = profile(bin, "intervals", "dump_interval=0.02");
+  const size_t intervals = std::count_if(files.begin(), files.end(), is_interval_file);
+  EXPECT_GE(intervals, 3u);
+  ASSERT_EQ(files.size() - intervals, 1u) << "one exit profile";
+  const std::string dir = profkit::test::work_dir("merged");
+  std::string inputs;
+  for (const auto& f : files) inputs += " " + sh_quote(f);
+  // profkit merge takes the files as they are; llvm-profdata 22 keeps only the first of
+  // several memprof inputs (docs/memprof.md), so it gets them chained into one raw file
+  // (the stack ids of one process mean the same stacks in all its profiles). Every field
+  // is kept (--memprof-full-schema).
+  run_ok("cat" + inputs + " > " + dir + "/chained.raw");
+  const std::string flags = " --memprof-full-schema --profiled-binary=" + sh_quote(bin);
+  run_ok("llvm-profdata-22 merge" + flags + " " + sh_quote(once[0]) + " -o " + dir + "/once.prof");
+  run_ok("llvm-profdata-22 merge" + flags + " " + dir + "/chained.raw -o " + dir + "/llvm.prof");
+  run_ok(sh_quote(profkit::test::profkit_bin()) + " merge" + flags + inputs + " -o " + dir +
+         "/profkit.prof");
+  const Contexts want = show_indexed(dir + "/once.prof");
+  expect_same_totals(want, show_indexed(dir + "/llvm.prof"), "llvm-profdata merge (chained)");
+  expect_same_totals(want, show_indexed(dir + "/profkit.prof"), "profkit merge");
+
+  // Each profile on its own (llvm-profdata's view of the raw files): the blocks never freed
+  // are only in the exit profile, and the long-lived ones (freed at the end, after at least
+  // 150 ms of sleeps) only with their whole lifetime, never "as if freed" at a dump.
+  uint64_t allocs = 0;
+  for (const auto& f : files) {
+    const Contexts got = profkit::test::llvm_memprof_show(bin, f);
+    for (const auto& [context, fields] : got) {
+      if (context.rfind("make_", 0) == 0) allocs += std::stoull(fields.at("AllocCount"));
+      if (context.rfind("make_never_freed:", 0) == 0) {
+        EXPECT_FALSE(is_interval_file(f)) << f;
+      }
+      if (context.rfind("make_long_lived:", 0) == 0) {
+        EXPECT_GE(std::stoull(fields.at("MinLifetime")), 150u) << f;
+      }
+    }
+  }
+  // The program's own: 8 long-lived + 4 never freed + 100 phase blocks + 2 x 100 thread
+  // blocks (pthread_create's own allocations come on top).
+  EXPECT_EQ(allocs, 312u);
+}
+
+TEST(Intervals, AFailedIntervalProfileGoesIntoTheNextOne) {
+  // The profiles' directory is a regular file for the first 0.12 s of the run (which sleeps
+  // 0.45 s in all), so the first interval profiles cannot be written; then it is removed and
+  // the runtime creates the directory. Nothing freed in the failed intervals may be lost:
+  // the merged files have the exit-only run's totals, and the failure is reported once.
+  const std::string bin = build("interval");
+  const auto once = profile(bin, "failing_once", "");
+  ASSERT_EQ(once.size(), 1u);
+  const std::string dir = profkit::test::work_dir("failing");
+  profkit::test::write_file(dir + "/blocker", "");
+  const auto r = run("(sleep 0.12; rm " + dir + "/blocker) & MEMPROF_OPTIONS=" +
+                     sh_quote("dump_interval=0.02:log_path=" + dir + "/blocker/f.raw") + " " +
+                     sh_quote(bin) + " 3; s=$?; wait; exit $s");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("interval profile not written, its data goes into the next one"),
+            std::string::npos)
+      << r.err;
+  const auto files = profiles_in(dir + "/blocker");
+  ASSERT_GE(files.size(), 2u);
+  std::string inputs;
+  for (const auto& f : files) inputs += " " + sh_quote(f);
+  const std::string flags = " --memprof-full-schema --profiled-binary=" + sh_quote(bin);
+  run_ok("llvm-profdata-22 merge" + flags + " " + sh_quote(once[0]) + " -o " + dir + "/once.prof");
+  run_ok(sh_quote(profkit::test::profkit_bin()) + " merge" + flags + inputs + " -o " + dir +
+         "/merged.prof");
+  expect_same_totals(show_indexed(dir + "/once.prof"), show_indexed(dir + "/merged.prof"),
+                     "after failed interval profiles");
+}
+
+TEST(Intervals, KilledProcessLeavesWholeProfiles) {
+  // Files appear by rename, so a SIGKILL at any moment leaves only whole profiles (and at
+  // most one temporary file of the dump it interrupted).
+  const std::string bin = build("soak");
+  const std::string dir = profkit::test::work_dir("killed");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("MEMPROF_OPTIONS", ("log_path=" + dir + "/k.raw:dump_interval=0.01").c_str(), 1);
+    execl(bin.c_str(), bin.c_str(), "30", "3", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until enough interval profiles exist (a loaded machine writes them later), at most 20 s.
+  for (int i = 0; i < 200 && profiles_in(dir).size() < 5; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  const auto files = profiles_in(dir);
+  EXPECT_GE(files.size(), 5u);
+  for (const auto& f : files) {
+    EXPECT_TRUE(is_interval_file(f)) << f;
+    const auto r = run("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(bin) + " " +
+                       sh_quote(f) + " >/dev/null");
+    EXPECT_EQ(r.status, 0) << f << "\n" << r.err;
+  }
+  const auto all = run("ls " + sh_quote(dir) + " | grep -c '\\.tmp\\.' || true");
+  EXPECT_LE(std::stoi(all.out), 1) << all.out;
+}
+
+TEST(Intervals, ADumpTheProcessOutlivesIsAnIntervalProfile) {
+  // signal.c raises SIGWINCH (dump_signal=28, default action: nothing) after seven blocks and
+  // leaves by _exit: with dump_interval that dump holds the freed blocks and is numbered as
+  // an interval profile, so it can never be counted again with an exit profile.
+  const std::string bin = build("signal");
+  const auto files = profile(bin, "signal_interval", "dump_interval=100:dump_signal=28", 3);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_TRUE(is_interval_file(files[0])) << files[0];
+  const Contexts got = profkit::test::llvm_memprof_show(bin, files[0]);
+  ASSERT_EQ(got.count("before_signal:1:43>main:1:3"), 1u);
+  EXPECT_EQ(got.at("before_signal:1:43>main:1:3").at("AllocCount"), "7");
+}
+
+TEST(Intervals, ProfkitRunFlagAndSummary) {
+  const std::string bin = build("interval");
+  const std::string dir = profkit::test::work_dir("run");
+  const auto r = run(sh_quote(profkit::test::profkit_bin()) + " run --dump-interval=0.02 -o " +
+                     dir + "/p.raw -- " + sh_quote(bin));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto files = profiles_in(dir);
+  ASSERT_GE(files.size(), 4u);
+  EXPECT_EQ(files[0], dir + "/p.raw");
+  EXPECT_TRUE(is_interval_file(files[1])) << files[1];
+  EXPECT_NE(r.err.find("profkit run: " + std::to_string(files.size()) + " profiles written: " +
+                       dir + "/p.raw, " + dir + "/p.raw.i1"),
+            std::string::npos)
+      << r.err;
+  const auto bad = run("MEMPROF_OPTIONS=dump_interval=0.0001:log_path=" + dir + "/q.raw " +
+                       sh_quote(bin) + " 0");
+  EXPECT_EQ(bad.status, 0);
+  EXPECT_EQ(bad.err,
+            "profkit-memprof: error: MEMPROF_OPTIONS: invalid value (seconds, at most 3 "
+            "decimals) for option 'dump_interval'\n");
+}
+
+// ---- fatal signals ----------------------------------------------------------------------
+
+struct CrashCase {
+  const char* how;
+  int status;           // as without the runtime (sh's 128 + signal for a signal death)
+  const char* out;
+  bool profile;
+};
+
+TEST(Crash, FatalSignalWritesTheExitProfileAndEndsTheProgramAsBefore) {
+  const std::string bin = build("crash");
+  const CrashCase cases[] = {
+      {"segv", 128 + SIGSEGV, "", true},    // a NULL store
+      {"fpe", 128 + SIGFPE, "", true},      // division by zero
+      {"abort", 128 + SIGABRT, "", true},
+      {"own", 42, "handled\n", false},      // the program's handler wins
+      {"chain", 128 + SIGSEGV, "chained\n", true},  // and may pass the signal on to ours
+  };
+  for (const CrashCase& c : cases) {
+    for (const bool on : {true, false}) {
+      const std::string tag = std::string("crash_") + c.how + (on ? "_on" : "_off");
+      const std::string dir = profkit::test::work_dir(tag);
+      // ulimit -c 0: the status must not depend on whether a core is written.
+      const auto r = run("ulimit -c 0; MEMPROF_OPTIONS=" +
+                         sh_quote("log_path=" + dir + "/c.raw" + (on ? "" : ":dump_on_crash=0")) +
+                         " " + sh_quote(bin) + " " + c.how);
+      EXPECT_EQ(r.status, c.status) << tag << "\n" << r.err;
+      EXPECT_EQ(r.out, c.out) << tag;
+      const auto files = profiles_in(dir);
+      ASSERT_EQ(files.size(), on && c.profile ? 1u : 0u) << tag;
+      if (files.empty()) continue;
+      // Two blocks freed and three live at the crash: all five, once.
+      const Contexts got = profkit::test::llvm_memprof_show(bin, files[0]);
+      ASSERT_EQ(got.size(), 1u) << tag;
+      EXPECT_EQ(got.begin()->second.at("AllocCount"), "5") << tag;
+      EXPECT_EQ(got.begin()->second.at("TotalSize"), "200") << tag;
+    }
+  }
+}
+
+}  // namespace
