@@ -179,6 +179,11 @@ int parse_options(const char* text, size_t size, const char* source, Options* op
       options->malloc_context_size.value = 255;
       problem = "malloc_context_size must be 1..255, using 255 for";
     }
+    if (problem == nullptr &&
+        (options->sample_interval.value < 0 || options->sample_interval.value > (int64_t{1} << 40))) {
+      options->sample_interval.value = 0;
+      problem = "sample_interval must be 0..2^40 bytes, profiling every allocation for";
+    }
     if (problem != nullptr) {
       report(sink, context, source, problem, name, name_size, known ? "" : " (ignored)");
       ++errors;
