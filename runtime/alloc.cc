@@ -255,16 +255,16 @@ inline void* no_tail_call(void* p) {
   return p;
 }
 
-// `alignment` 0: malloc's (16 bytes from glibc, 64 from the runtime).
-PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t caller_return,
-                      uintptr_t caller_frame) {
+// Everything but an unsampled block: the full profile's path, start-up, and sampled blocks.
+// Out of line so the unsampled path stays a few instructions with no registers to save.
+PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool zero,
+                                        uintptr_t caller_return, uintptr_t caller_frame) {
   if (PROFKIT_RT_UNLIKELY(g.init_state.load(std::memory_order_relaxed) != 2) && tls_in_runtime == 0)
     ensure_init();
   if (size == 0) size = 1;
-  if (PROFKIT_RT_UNLIKELY(g_sampling)) {
-    // An unsampled block costs a subtraction; sizes beyond 2^62 always take the slow path.
+  if (g_sampling) {
     const int64_t left = tls_sample_left - static_cast<int64_t>(size);
-    if (PROFKIT_RT_LIKELY(left > 0) && size < (uint64_t{1} << 62)) {
+    if (left > 0 && size < (uint64_t{1} << 62)) {
       tls_sample_left = left;
       return allocate_plain(size, alignment, zero);
     }
@@ -293,6 +293,23 @@ PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignmen
   if (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0)
     track(header, user, caller_return, caller_frame);
   return reinterpret_cast<void*>(user);
+}
+
+// `alignment` 0: malloc's (16 bytes from glibc, 64 from the runtime). With sampling on, an
+// unsampled block costs a subtraction (sizes beyond 2^62 always take the slow path).
+// g_sampling is set in start-up before `tracking`, which allocate_sampled checks, so it is
+// safe to act on while another thread initializes.
+PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignment, bool zero,
+                                               uintptr_t caller_return, uintptr_t caller_frame) {
+  if (PROFKIT_RT_LIKELY(g_sampling)) {
+    const uint64_t n = size == 0 ? 1 : size;
+    const int64_t left = tls_sample_left - static_cast<int64_t>(n);
+    if (PROFKIT_RT_LIKELY(left > 0) && n < (uint64_t{1} << 62)) {
+      tls_sample_left = left;
+      return allocate_plain(n, alignment, zero);
+    }
+  }
+  return no_tail_call(allocate_slow(size, alignment, zero, caller_return, caller_frame));
 }
 
 // Ends a block that is tracked or small: its live slot goes back to the owner, its MIB into
@@ -363,12 +380,9 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
   if (self != nullptr) self->lock.unlock();
 }
 
-inline void deallocate(void* p) {
-  if (p == nullptr) return;
-  if (PROFKIT_RT_UNLIKELY(g_sampling) && !in_sample_range(p)) {  // unsampled: no header
-    __libc_free(p);
-    return;
-  }
+// A block with a header: the full profile's, or a sampled one (or made while tracking was
+// off) in the sample range.
+PROFKIT_RT_NOINLINE void deallocate_headed(void* p) {
   ChunkHeader* header = header_of(p);
   const uintptr_t user = reinterpret_cast<uintptr_t>(p);
   const uint32_t origin = header->origin;
@@ -382,6 +396,15 @@ inline void deallocate(void* p) {
     sample_big_free(base);
   else
     __libc_free(reinterpret_cast<void*>(base));
+}
+
+PROFKIT_RT_ALWAYS_INLINE inline void deallocate(void* p) {
+  if (p == nullptr) return;
+  if (PROFKIT_RT_LIKELY(g_sampling) && !in_sample_range(p)) {  // unsampled: no header
+    __libc_free(p);
+    return;
+  }
+  deallocate_headed(p);
 }
 
 inline bool is_power_of_two(uintptr_t x) { return x != 0 && (x & (x - 1)) == 0; }
