@@ -141,7 +141,9 @@ TEST(Sampling, EstimatesWithinToleranceForFixedSeeds) {
     expect_sites(got, 5, what);
     // Sampling did happen: the small site's estimate is not the exact count.
     const Fields* small = site_fields(got, "site_small");
-    if (small != nullptr) EXPECT_NE(field(*small, "AllocCount"), 200000u) << what;
+    if (small != nullptr) {
+      EXPECT_NE(field(*small, "AllocCount"), 200000u) << what;
+    }
   }
 }
 
@@ -189,7 +191,9 @@ TEST(Sampling, ProfkitRunPassesTheIntervalThrough) {
                 5 * std::sqrt(s.count * (w - 1 + 0.25))) << s.name;
   }
   const Fields* small = site_fields(got, "site_small");
-  if (small != nullptr) EXPECT_NE(field(*small, "AllocCount"), 200000u);
+  if (small != nullptr) {
+    EXPECT_NE(field(*small, "AllocCount"), 200000u);
+  }
   const auto bad = run(profkit + " run --sample-interval=-1 -- true");
   EXPECT_NE(bad.status, 0);
   EXPECT_EQ(bad.err.rfind("--sample-interval: ", 0), 0u) << bad.err;
