@@ -5,12 +5,14 @@ Verdicts come from `profkit report --json` (LLVM's rule); contexts are matched b
 symbolized frames; a context missing from a sampled profile counts as not cold (no hint).
 Prints one markdown row.
 """
+import functools
 import json
 import statistics
 import subprocess
 import sys
 
 
+@functools.cache
 def contexts(profkit, binary, profile, lifetime):
     args = [profkit, 'report', '--json', '--top', '0', '--show-all-frames',
             '--profiled-binary', binary, profile]
