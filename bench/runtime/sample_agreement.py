@@ -50,8 +50,10 @@ def main():
         estimate = sum(b for b, _ in contexts(profkit, binary, p, None).values())
         errors.append(abs(estimate - total) / total)
     a, z = rows[None], rows[0]
-    print('| %s | %d | %.2f%% / %.2f%% | %.2f%% / %.2f%% / %.2f%% | %.2f%% / %.2f%% |' % (
-        name, len(full), 100 * statistics.mean(a), 100 * min(a), 100 * statistics.mean(z),
+    zero = contexts(profkit, binary, full_path, 0)
+    cold = sum(b for b, v in zero.values() if v == 'cold') / max(1, sum(b for b, _ in zero.values()))
+    print('| %s | %d | %.1f%% | %.2f%% / %.2f%% | %.2f%% / %.2f%% / %.2f%% | %.2f%% / %.2f%% |' % (
+        name, len(full), 100 * cold, 100 * statistics.mean(a), 100 * min(a), 100 * statistics.mean(z),
         100 * min(z), 100 * (statistics.stdev(z) if len(z) > 1 else 0),
         100 * statistics.mean(errors), 100 * max(errors)))
 
