@@ -1,7 +1,8 @@
 // Allocation entry points (malloc family, operator new/delete) and per-thread state.
 // Every block gets a 32-byte header and a 64-byte aligned user pointer. Small tracked blocks
 // come from the runtime's own size-class allocator (heap.cc), the rest from glibc's
-// (docs/runtime.md explains the choice).
+// (docs/runtime.md explains the choice). With sample_interval, only sampled blocks do; the
+// others are glibc's own, without a header (sample.h).
 #include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -17,6 +18,7 @@
 #include "runtime/line_writer.h"
 #include "runtime/live.h"
 #include "runtime/mib_table.h"
+#include "runtime/sample.h"
 #include "runtime/shadow.h"
 #include "runtime/spin_lock.h"
 #include "runtime/stack_depot.h"
@@ -113,9 +115,11 @@ void fork_prepare() {
   peak_lock_for_fork();
   arena_lock_for_fork();
   heap_lock_for_fork();
+  sample_lock_for_fork();
 }
 
 void fork_parent() {
+  sample_unlock_after_fork(false);
   heap_unlock_after_fork(false);
   arena_unlock_after_fork(false);
   peak_unlock_after_fork(false);
@@ -126,6 +130,7 @@ void fork_parent() {
 }
 
 void fork_child() {
+  sample_unlock_after_fork(true);
   heap_unlock_after_fork(true);
   arena_unlock_after_fork(true);
   peak_unlock_after_fork(true);
@@ -245,15 +250,60 @@ inline bool small_block_fits(uint64_t size, uintptr_t alignment) {
   return alignment <= kChunkAlignment && size <= kHeapMaxStride - sizeof(ChunkHeader);
 }
 
-inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t caller_return,
-                      uintptr_t caller_frame) {
+// A block of glibc's own, no header: what an unsampled allocation gets.
+inline void* allocate_plain(uint64_t size, uintptr_t alignment, bool zero) {
+  if (alignment <= 16) return zero ? __libc_calloc(1, size) : __libc_malloc(size);
+  void* p = plain_memalign(alignment, size);
+  if (p != nullptr && zero) __builtin_memset(p, 0, size);
+  return p;
+}
+
+// A block whose allocation reached the thread's sample point: recorded if sampled, from the
+// sample range (heap.cc's spans, or sample.cc's larger blocks); else a plain glibc block.
+PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, bool zero,
+                                           uintptr_t caller_return, uintptr_t caller_frame) {
+  if (tls_in_runtime != 0 || !g.tracking.load(std::memory_order_relaxed) || !sample_take(size))
+    return allocate_plain(size, alignment, zero);
+  if (PROFKIT_RT_UNLIKELY(size > g.max_size || alignment > (uint64_t{1} << 34)))
+    return allocation_failed();
+  if (small_block_fits(size, alignment))
+    if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
+  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment);
+  if (user == 0) return allocate_plain(size, alignment, zero);
+  ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
+  header->size = size;
+  header->context_id = 0;
+  if (zero) __builtin_memset(reinterpret_cast<void*>(user), 0, size);  // a reused block
+  track(header, user, caller_return, caller_frame);
+  return reinterpret_cast<void*>(user);
+}
+
+// Keeps a call out of tail position: the caller's frame, whose address the stack walk
+// starts from, must still exist during the call.
+inline void* no_tail_call(void* p) {
+  asm volatile("" : "+r"(p));
+  return p;
+}
+
+// Everything but an unsampled block: the full profile's path, start-up, and sampled blocks.
+// Out of line so the unsampled path stays a few instructions with no registers to save.
+PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool zero,
+                                        uintptr_t caller_return, uintptr_t caller_frame) {
+  if (PROFKIT_RT_UNLIKELY(g.init_state.load(std::memory_order_relaxed) != 2) && tls_in_runtime == 0)
+    ensure_init();
   if (size == 0) size = 1;
+  if (g_sampling) {
+    const int64_t left = tls_sample_left - static_cast<int64_t>(size);
+    if (left > 0 && size < (uint64_t{1} << 62)) {
+      tls_sample_left = left;
+      return allocate_plain(size, alignment, zero);
+    }
+    return no_tail_call(allocate_sampled(size, alignment, zero, caller_return, caller_frame));
+  }
   // Small blocks come from heap.cc whenever they are tracked; the rest (large or
   // over-aligned blocks, and blocks made inside the runtime or before it started) from glibc.
   if (PROFKIT_RT_LIKELY(small_block_fits(size, alignment)) && tls_in_runtime == 0 &&
-      (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) ||
-       (g.init_state.load(std::memory_order_relaxed) != 2 && ensure_init() &&
-        g.tracking.load(std::memory_order_relaxed)))) {
+      PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed))) {
     if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
   }
   if (alignment < kChunkAlignment) alignment = kChunkAlignment;
@@ -272,10 +322,24 @@ inline void* allocate(uint64_t size, uintptr_t alignment, bool zero, uintptr_t c
   header->origin = static_cast<uint32_t>((user - base) >> 4);
   if (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0)
     track(header, user, caller_return, caller_frame);
-  else if (PROFKIT_RT_UNLIKELY(g.init_state.load(std::memory_order_relaxed) != 2) &&
-           tls_in_runtime == 0 && ensure_init() && g.tracking.load(std::memory_order_relaxed))
-    track(header, user, caller_return, caller_frame);
   return reinterpret_cast<void*>(user);
+}
+
+// `alignment` 0: malloc's (16 bytes from glibc, 64 from the runtime). With sampling on, an
+// unsampled block costs a subtraction (sizes beyond 2^62 always take the slow path).
+// g_sampling is set in start-up before `tracking`, which allocate_sampled checks, so it is
+// safe to act on while another thread initializes.
+PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignment, bool zero,
+                                               uintptr_t caller_return, uintptr_t caller_frame) {
+  if (PROFKIT_RT_LIKELY(g_sampling)) {
+    const uint64_t n = size == 0 ? 1 : size;
+    const int64_t left = tls_sample_left - static_cast<int64_t>(n);
+    if (PROFKIT_RT_LIKELY(left > 0) && n < (uint64_t{1} << 62)) {
+      tls_sample_left = left;
+      return allocate_plain(n, alignment, zero);
+    }
+  }
+  return no_tail_call(allocate_slow(size, alignment, zero, caller_return, caller_frame));
 }
 
 // Ends a block that is tracked or small: its live slot goes back to the owner, its MIB into
@@ -352,8 +416,9 @@ PROFKIT_RT_NOINLINE void release(ChunkHeader* header, uintptr_t user) {
   if (self != nullptr) self->lock.unlock();
 }
 
-inline void deallocate(void* p) {
-  if (p == nullptr) return;
+// A block with a header: the full profile's, or a sampled one (or made while tracking was
+// off) in the sample range.
+PROFKIT_RT_NOINLINE void deallocate_headed(void* p) {
   ChunkHeader* header = header_of(p);
   const uintptr_t user = reinterpret_cast<uintptr_t>(p);
   const uint32_t origin = header->origin;
@@ -362,7 +427,20 @@ inline void deallocate(void* p) {
     return;
   }
   if (header->context_id != 0) release(header, user);
-  __libc_free(reinterpret_cast<void*>(user - (uintptr_t{origin} << 4)));
+  const uintptr_t base = user - (uintptr_t{origin} << 4);
+  if (g_sampling)
+    sample_big_free(base);
+  else
+    __libc_free(reinterpret_cast<void*>(base));
+}
+
+PROFKIT_RT_ALWAYS_INLINE inline void deallocate(void* p) {
+  if (p == nullptr) return;
+  if (PROFKIT_RT_LIKELY(g_sampling) && !in_sample_range(p)) {  // unsampled: no header
+    __libc_free(p);
+    return;
+  }
+  deallocate_headed(p);
 }
 
 inline bool is_power_of_two(uintptr_t x) { return x != 0 && (x & (x - 1)) == 0; }
@@ -371,7 +449,7 @@ char* duplicate(const char* s, uint64_t limit, bool bounded, uintptr_t ret, uint
   uint64_t n = 0;
   while ((!bounded || n < limit) && s[n]) ++n;
   if (g.count_libc_accesses && tls_in_runtime == 0) record_range(reinterpret_cast<uintptr_t>(s), n + (bounded && n == limit ? 0 : 1));
-  char* p = static_cast<char*>(allocate(n + 1, kChunkAlignment, false, ret, frame));
+  char* p = static_cast<char*>(allocate(n + 1, 0, false, ret, frame));
   if (p == nullptr) return nullptr;
   RuntimeScope scope;  // the copy may become a memcpy call; it is not the program's access
   for (uint64_t i = 0; i < n; ++i) p[i] = s[i];
@@ -381,7 +459,11 @@ char* duplicate(const char* s, uint64_t limit, bool bounded, uintptr_t ret, uint
 
 }  // namespace
 
-size_t live_block_size(const void* p) { return p == nullptr ? 0 : header_of(p)->size; }
+size_t live_block_size(const void* p) {
+  if (p == nullptr) return 0;
+  if (g_sampling && !in_sample_range(p)) return libc_usable_size(const_cast<void*>(p));
+  return header_of(p)->size;
+}
 
 }  // namespace profkit::rt
 
@@ -391,26 +473,38 @@ using namespace profkit::rt;
   reinterpret_cast<uintptr_t>(__builtin_return_address(0)),        \
       reinterpret_cast<uintptr_t>(__builtin_frame_address(0))
 
-void* malloc(size_t size) noexcept { return allocate(size, kChunkAlignment, false, PROFKIT_CALLER); }
+void* malloc(size_t size) noexcept { return allocate(size, 0, false, PROFKIT_CALLER); }
 void free(void* p) noexcept { deallocate(p); }
 void cfree(void* p) noexcept { deallocate(p); }
 
 void* calloc(size_t count, size_t size) noexcept {
   size_t total;
   if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
-  return allocate(total, kChunkAlignment, true, PROFKIT_CALLER);
+  return allocate(total, 0, true, PROFKIT_CALLER);
 }
 
 namespace {
 void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
-  if (p == nullptr) return allocate(size, kChunkAlignment, false, ret, frame);
+  if (p == nullptr) return allocate(size, 0, false, ret, frame);
   if (size == 0 && g.options.allocator_frees_and_returns_null_on_realloc_zero.value) {
     deallocate(p);
     return nullptr;
   }
-  void* q = allocate(size, kChunkAlignment, false, ret, frame);
+  void* q;
+  if (g_sampling && !in_sample_range(p)) {
+    // An unsampled block to an unsampled one: glibc's realloc, which may grow in place.
+    const uint64_t n = size == 0 ? 1 : size;
+    const int64_t left = tls_sample_left - static_cast<int64_t>(n);
+    if (left > 0 && n < (uint64_t{1} << 62)) {
+      tls_sample_left = left;
+      return __libc_realloc(p, n);
+    }
+    q = no_tail_call(allocate_sampled(n, 0, false, ret, frame));
+  } else {
+    q = allocate(size, 0, false, ret, frame);
+  }
   if (q == nullptr) return nullptr;
-  const uint64_t old_size = header_of(p)->size;
+  const uint64_t old_size = live_block_size(p);
   {
     RuntimeScope scope;  // the copy is the runtime's, not the program's: not counted
     __builtin_memcpy(q, p, old_size < size ? old_size : size);

@@ -17,3 +17,4 @@
 extern "C" void* __libc_malloc(size_t size);
 extern "C" void* __libc_calloc(size_t count, size_t size);
 extern "C" void __libc_free(void* p);
+extern "C" void* __libc_realloc(void* p, size_t size);

@@ -12,6 +12,7 @@
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/mib_table.h"
+#include "runtime/sample.h"
 #include "runtime/spin_lock.h"
 #include "runtime/thread_state.h"
 
@@ -51,7 +52,7 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
     return 0;
   }
   if (g_span_end - g_span_cursor < bytes) {
-    void* fresh = os_map_noreserve(kReservation);
+    void* fresh = g_sampling ? sample_reserve_spans(kReservation) : os_map_noreserve(kReservation);
     if (fresh == nullptr) {
       g_span_lock.unlock();
       return 0;

@@ -16,6 +16,7 @@
 #include "runtime/dump.h"
 #include "runtime/globals.h"
 #include "runtime/line_writer.h"
+#include "runtime/sample.h"
 #include "runtime/stack_depot.h"
 #include "runtime/thread_state.h"
 
@@ -271,6 +272,7 @@ void install_crash_handlers() {
 void do_init() {
   RuntimeScope scope;
   load_options();
+  sample_init();  // before anything is allocated: it decides where blocks live
   g.histogram = *launder_weak(&__memprof_histogram) || g.options.histogram.value;
   g.instrumented = launder_weak(__memprof_profile_filename)[0] != '\0';
   g.compat = g.options.llvm_compat.value;

@@ -10,6 +10,7 @@
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/mib_table.h"
+#include "runtime/sample.h"
 #include "runtime/shadow.h"
 
 namespace profkit::rt {
@@ -68,6 +69,19 @@ MemInfoBlock single_block(uint64_t size, uint64_t count, uint32_t alloc_ts, uint
   m.TotalLifetimeAccessDensity = lifetime_density;
   m.MinLifetimeAccessDensity = m.MaxLifetimeAccessDensity = static_cast<uint32_t>(lifetime_density);
   return m;
+}
+
+// A sampled block stands for `weight` blocks like it: every summed field (mib_fields.def)
+// is multiplied, min/max fields are not. Saturates.
+template <class T>
+inline void scale_field(T& v, uint64_t weight) {
+  const unsigned __int128 x = static_cast<unsigned __int128>(v) * weight;
+  v = x > static_cast<T>(~T{0}) ? static_cast<T>(~T{0}) : static_cast<T>(x);
+}
+void scale_sums(MemInfoBlock& m, uint64_t weight) {
+#define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
+  if constexpr (__builtin_strcmp(#Merge, "sum") == 0) scale_field(m.Name, weight);
+#include "format/memprof/mib_fields.def"
 }
 
 // The fields every merge treats the same way (sum, min, max): mib_fields.def's column.
@@ -200,8 +214,13 @@ void record_block(MibTable* table, const ChunkHeader* header, uintptr_t user, ui
                   uint32_t dealloc_cpu) {
   const uint64_t size = header->size;
   const uint64_t count = g.instrumented || g.histogram ? access_count(user, size) : 0;
-  const MemInfoBlock n =
+  MemInfoBlock n =
       single_block(size, count, header->timestamp_ms, dealloc_ts, header->cpu & kCpuBits, dealloc_cpu);
+  uint64_t weight = 1;
+  if (g_sampling) {
+    weight = sample_weight(size);
+    scale_sums(n, weight);
+  }
   bool inserted = false;
   MibEntry* e = table_find_or_insert(table, header->context_id, &inserted);
   if (e == nullptr) return;
@@ -226,7 +245,7 @@ void record_block(MibTable* table, const ChunkHeader* header, uintptr_t user, ui
     ensure_histogram(m, h);
     auto* hist = reinterpret_cast<uint64_t*>(m.AccessHistogram);
     if (hist != nullptr)
-      for (uint32_t i = 0; i < h; ++i) hist[i] += *shadow8(user + 8 * uint64_t{i});
+      for (uint32_t i = 0; i < h; ++i) hist[i] += *shadow8(user + 8 * uint64_t{i}) * weight;
   }
 }
 

@@ -214,6 +214,11 @@ int parse_options(const char* text, size_t size, const char* source, Options* op
       options->fold_recursion.value = 0;
       problem = "fold_recursion must be 0, 1 or 2, using 0 for";
     }
+    if (problem == nullptr &&
+        (options->sample_interval.value < 0 || options->sample_interval.value > (int64_t{1} << 40))) {
+      options->sample_interval.value = 0;
+      problem = "sample_interval must be 0..2^40 bytes, profiling every allocation for";
+    }
     if (problem != nullptr) {
       report(sink, context, source, problem, name, name_size, known ? "" : " (ignored)");
       ++errors;

@@ -11,6 +11,7 @@
 # Wall time: hyperfine (RUNS runs, side by side in one run); peak RSS: /usr/bin/time -v.
 # Prints a markdown table. Timings are never a test: this only reports.
 # Environment: BUILD (default build), WORK (default $BUILD/bench-work/runtime), RUNS (3).
+# Then sample.sh measures sampled profiles (its own environment: SEEDS, INTERVAL).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -109,3 +110,7 @@ p, c, k = med('plain'), med('crt'), med('profkit')
 for name in p:
     print('| %s | %.1f | %.1f | %.1f | %.2f |' % (name, p[name], c[name], k[name], (k[name] - p[name]) / (c[name] - p[name])))"
 rm -rf raw
+
+# Sampled profiles (sample_interval): cost and cold/not-cold agreement (sample.sh).
+echo
+bash "$here/sample.sh"

@@ -37,6 +37,7 @@ struct RunCommand {
   std::string follow_children = "all";  // all, none, or a regex of program names
   std::string options;               // extra MEMPROF_OPTIONS
   std::string dump_interval;         // seconds between interval profiles (runtime option)
+  uint64_t sample_interval = 0;      // 0: every allocation
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 
@@ -215,6 +216,9 @@ int run_program(const RunCommand& cmd) {
     }
     options += (options.empty() ? "" : ":") + std::string("dump_interval=") + cmd.dump_interval;
   }
+  if (cmd.sample_interval != 0)
+    options += (options.empty() ? "" : ":") + std::string("sample_interval=") +
+               std::to_string(cmd.sample_interval);
   if (!cmd.output.empty()) {
     const std::string absolute = std::filesystem::absolute(cmd.output).string();
     options += (options.empty() ? "" : ":") + std::string("output='") + absolute + "'";
@@ -331,6 +335,13 @@ void add_run_command(CLI::App& app, int& exit_status) {
                   "Which descendants (shells, popen children...) write a profile: all "
                   "(default), none, or a POSIX extended regex their program name must match; "
                   "the program started always does");
+  sub->add_option("--sample-interval", cmd->sample_interval,
+                  "Record a sample of allocations instead of every one: one sample point per "
+                  "BYTES allocated on average (a Poisson process, as tcmalloc's heap profiler), "
+                  "counts weighted to unbiased estimates; 524288 is a good value (default 0: "
+                  "every allocation)")
+      ->option_text("BYTES")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
   sub->add_option("--options", cmd->options, "Extra runtime options (MEMPROF_OPTIONS syntax)");
   sub->add_option("--dump-interval", cmd->dump_interval,
                   "Also write an interval profile every SECONDS (PATH.i1, PATH.i2, ...: the "

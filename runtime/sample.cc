@@ -1,0 +1,235 @@
+// Sampled profiles: the per-thread Poisson countdown, block weights, and the reserved range
+// that holds every sampled block (small ones through heap.cc's spans, the rest here).
+#include "runtime/sample.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "runtime/globals.h"
+#include "runtime/heap.h"
+#include "runtime/line_writer.h"
+#include "runtime/spin_lock.h"
+
+namespace profkit::rt {
+
+bool g_sampling = false;
+uintptr_t g_sample_begin = 0;
+uintptr_t g_sample_size = 0;
+__thread int64_t tls_sample_left PROFKIT_RT_TLS = 0;
+
+namespace {
+
+__thread uint64_t tls_rng PROFKIT_RT_TLS = 0;  // splitmix64 state; 0 = not seeded
+double g_interval = 0;
+uint64_t g_seed = 0;
+std::atomic<uint64_t> g_thread_seeds{0};
+using UsableSize = size_t (*)(void*);
+UsableSize g_libc_usable = nullptr;
+using Memalign = void* (*)(size_t, size_t);
+Memalign g_libc_memalign = nullptr;
+
+// 1 TiB of address space (PROT_NONE, so nothing is committed until carved): the first
+// half for heap.cc's spans, the second for larger blocks.
+constexpr uintptr_t kRangeBytes = uintptr_t{1} << 40;
+constexpr uintptr_t kPage = 4096;
+uintptr_t g_span_cursor = 0;  // under heap.cc's span lock
+SpinLock g_big_lock;          // the rest: larger blocks' cursor and free lists
+uintptr_t g_big_cursor = 0;
+// Larger blocks come in page-count classes, four per doubling; a freed block keeps its
+// first page (its link and size) and waits on its class's list for the next of that class.
+constexpr uint32_t kBigClasses = 4 + 4 * 40;
+uintptr_t g_big_free[kBigClasses];
+struct BigBlock {
+  uintptr_t next;
+  uint64_t bytes;
+};
+
+inline uint64_t splitmix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Natural logarithm of x > 0 (normal numbers), ~1e-13 relative: no libm in the runtime.
+double log_of(double x) {
+  uint64_t bits;
+  __builtin_memcpy(&bits, &x, sizeof bits);
+  int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1023} << 52);
+  double m;
+  __builtin_memcpy(&m, &bits, sizeof m);
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    ++e;
+  }
+  const double z = (m - 1) / (m + 1), z2 = z * z;  // ln m = 2 atanh z, |z| < 0.172
+  double series = 0;
+  for (int k = 17; k >= 1; k -= 2) series = series * z2 + 1.0 / k;
+  return e * 0.6931471805599453 + 2 * z * series;
+}
+
+// 1 - exp(-x) for x >= 0, without cancellation for small x.
+double one_minus_exp_neg(double x) {
+  if (x < 0.5) {  // sum_{k>=1} (-1)^(k+1) x^k / k!, Horner form
+    double term = 0;
+    for (int k = 16; k >= 1; --k) term = x / k * (1 - term);
+    return term;
+  }
+  if (x > 40) return 1;
+  // exp(-x) = 2^-n exp(-r), r = x - n ln 2 in [-0.35, 0.35]
+  const int n = static_cast<int>(x / 0.6931471805599453 + 0.5);
+  const double r = x - n * 0.6931471805599453;
+  double e = 1;
+  for (int k = 16; k >= 1; --k) e = 1 - r / k * e;
+  const uint64_t scale_bits = static_cast<uint64_t>(1023 - n) << 52;
+  double scale;
+  __builtin_memcpy(&scale, &scale_bits, sizeof scale);
+  return 1 - e * scale;
+}
+
+// Bytes until the next sample point: exponential with mean g_interval, at least 1.
+int64_t draw_countdown() {
+  const double u = static_cast<double>((splitmix64(&tls_rng) >> 11) + 1) * 0x1p-53;  // (0, 1]
+  const double bytes = -log_of(u) * g_interval;
+  return bytes < 1 ? 1 : static_cast<int64_t>(bytes) + 1;
+}
+
+void seed_thread() {
+  // Threads are seeded in the order they first allocate: with sample_seed a
+  // single-threaded program samples the same blocks on every run.
+  uint64_t s = g_seed + g_thread_seeds.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
+  tls_rng = splitmix64(&s) | 1;
+}
+
+inline uint32_t big_class(uint64_t pages, uint64_t* rounded) {
+  if (pages <= 4) {
+    *rounded = pages;
+    return static_cast<uint32_t>(pages - 1);
+  }
+  const uint32_t p = 63 - static_cast<uint32_t>(__builtin_clzll(pages - 1));  // 2^p < pages
+  const uint64_t step = uint64_t{1} << (p - 2);
+  const uint64_t k = (pages - (uint64_t{1} << p) + step - 1) / step;  // 1..4
+  *rounded = (uint64_t{1} << p) + k * step;
+  return 4 + 4 * (p - 2) + static_cast<uint32_t>(k - 1);
+}
+
+}  // namespace
+
+void sample_init() {
+  const int64_t interval = g.options.sample_interval.value;
+  if (interval <= 1) return;  // 1: every byte is a sample point, which is the full profile
+  void* range = mmap(nullptr, kRangeBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (range == MAP_FAILED) {
+    LineWriter().str("profkit-memprof: error: cannot reserve address space for sampling; "
+                     "profiling every allocation").flush_to(2);
+    return;
+  }
+  g_sample_begin = reinterpret_cast<uintptr_t>(range);
+  g_sample_size = kRangeBytes;
+  g_span_cursor = g_sample_begin;
+  g_big_cursor = g_sample_begin + kRangeBytes / 2;
+  g_interval = static_cast<double>(interval);
+  if (g.options.sample_seed.value != 0) {
+    g_seed = static_cast<uint64_t>(g.options.sample_seed.value);
+  } else {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    g_seed = static_cast<uint64_t>(now.tv_nsec) ^ (static_cast<uint64_t>(now.tv_sec) << 30) ^
+             (static_cast<uint64_t>(getpid()) << 12);
+  }
+  // From here on every allocation is either in the range or glibc's own (dlsym's too).
+  g_sampling = true;
+  // The definitions after the runtime's own: libc's (the runtime comes first in lookups).
+  g_libc_usable = reinterpret_cast<UsableSize>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+  g_libc_memalign = reinterpret_cast<Memalign>(dlsym(RTLD_NEXT, "memalign"));
+}
+
+bool sample_take(uint64_t size) {
+  if (PROFKIT_RT_UNLIKELY(tls_rng == 0)) {  // the thread's first allocation: draw first
+    seed_thread();
+    const int64_t left = draw_countdown();
+    if (size < static_cast<uint64_t>(left)) {
+      tls_sample_left = left - static_cast<int64_t>(size);
+      return false;
+    }
+  }
+  // The process is memoryless, so the next countdown starts afresh at this block's end.
+  tls_sample_left = draw_countdown();
+  return true;
+}
+
+uint64_t sample_weight(uint64_t size) {
+  const double w = 1 / one_minus_exp_neg(static_cast<double>(size) / g_interval);
+  const auto whole = static_cast<uint64_t>(w);
+  if (PROFKIT_RT_UNLIKELY(tls_rng == 0)) seed_thread();
+  const double u = static_cast<double>(splitmix64(&tls_rng) >> 11) * 0x1p-53;
+  return whole + (u < w - static_cast<double>(whole));
+}
+
+size_t libc_usable_size(void* p) { return g_libc_usable != nullptr ? g_libc_usable(p) : 0; }
+void* plain_memalign(size_t alignment, size_t size) {
+  if (PROFKIT_RT_LIKELY(g_libc_memalign != nullptr)) return g_libc_memalign(alignment, size);
+  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment);
+  if (user == 0) return nullptr;
+  ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
+  header->size = size;
+  header->context_id = 0;
+  return reinterpret_cast<void*>(user);
+}
+
+void* sample_reserve_spans(size_t bytes) {
+  if (g_span_cursor + bytes > g_sample_begin + kRangeBytes / 2) return nullptr;
+  void* p = reinterpret_cast<void*>(g_span_cursor);
+  if (mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) return nullptr;
+  g_span_cursor += bytes;
+  return p;
+}
+
+uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment) {
+  // Bases are page-aligned, so a user pointer aligned to `alignment` with its header in
+  // front lies at most `alignment` bytes past the base.
+  const uint64_t pages = (size + alignment + kPage - 1) / kPage;
+  uint64_t rounded;
+  const uint32_t cls = big_class(pages, &rounded);
+  const uint64_t bytes = rounded * kPage;
+  if (cls >= kBigClasses) return 0;
+  g_big_lock.lock();
+  uintptr_t base = g_big_free[cls];
+  if (base != 0) {
+    g_big_free[cls] = reinterpret_cast<BigBlock*>(base)->next;
+  } else if (g_big_cursor + bytes <= g_sample_begin + kRangeBytes &&
+             mprotect(reinterpret_cast<void*>(g_big_cursor), bytes, PROT_READ | PROT_WRITE) == 0) {
+    base = g_big_cursor;
+    g_big_cursor += bytes;
+  }
+  g_big_lock.unlock();
+  if (base == 0) return 0;
+  reinterpret_cast<BigBlock*>(base)->bytes = bytes;
+  const uintptr_t user = (base + sizeof(BigBlock) + sizeof(ChunkHeader) + alignment - 1) & ~(alignment - 1);
+  header_of(reinterpret_cast<void*>(user))->origin = static_cast<uint32_t>((user - base) >> 4);
+  return user;
+}
+
+void sample_big_free(uintptr_t base) {
+  auto* block = reinterpret_cast<BigBlock*>(base);
+  const uint64_t bytes = block->bytes;
+  // Pages past the first go back to the kernel (sampled large frees are rare).
+  if (bytes > kPage) madvise(reinterpret_cast<void*>(base + kPage), bytes - kPage, MADV_DONTNEED);
+  uint64_t rounded;
+  const uint32_t cls = big_class(bytes / kPage, &rounded);
+  g_big_lock.lock();
+  block->next = g_big_free[cls];
+  g_big_free[cls] = base;
+  g_big_lock.unlock();
+}
+
+void sample_lock_for_fork() { g_big_lock.lock(); }
+void sample_unlock_after_fork(bool child) { g_big_lock.unlock_after_fork(child); }
+
+}  // namespace profkit::rt

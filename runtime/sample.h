@@ -1,0 +1,51 @@
+// Sampled profiles (sample_interval): a Poisson process over allocated bytes decides which
+// blocks are recorded. Sampled blocks live in one reserved address range, so free,
+// realloc and malloc_usable_size tell them from plain glibc blocks with one compare
+// (docs/runtime.md, "Sampling").
+#pragma once
+
+#include "runtime/base.h"
+
+namespace profkit::rt {
+
+struct ChunkHeader;
+
+// Set once during start-up (before anything is allocated), never changed afterwards.
+extern bool g_sampling;          // sample_interval > 1 and the range could be reserved
+extern uintptr_t g_sample_begin;  // the reserved range [begin, begin + size)
+extern uintptr_t g_sample_size;
+
+// The thread's bytes until its next sample point; <= 0 also before its first draw.
+extern __thread int64_t tls_sample_left PROFKIT_RT_TLS;
+
+inline bool in_sample_range(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) - g_sample_begin < g_sample_size;
+}
+
+// Turns sampling on from the options (init.cc, right after they are read).
+void sample_init();
+// For an allocation of `size` bytes that reached the thread's sample point (or the thread's
+// first): true when the block is sampled, with the next countdown drawn.
+bool sample_take(uint64_t size);
+// The integer weight of a sampled block of `size` bytes, 1 / (1 - exp(-size / interval))
+// rounded up or down at random by the calling thread's generator (so its mean is exact).
+uint64_t sample_weight(uint64_t size);
+// glibc's malloc_usable_size for a block not in the range (0 if it cannot be found).
+size_t libc_usable_size(void* p);
+// An unsampled aligned block: glibc's memalign (the runtime replaces every aligned entry
+// point, __libc_memalign included), or, should that be missing, an untracked block from
+// the range.
+void* plain_memalign(size_t alignment, size_t size);
+
+// heap.cc's span reservations (`bytes` each) while sampling: carved from the range.
+// Called under heap.cc's span lock; nullptr when the range is used up.
+void* sample_reserve_spans(size_t bytes);
+// A block of `size` bytes aligned to `alignment` (>= 64) with a ChunkHeader in front,
+// from the range, for sampled blocks too large or too aligned for heap.cc. Sets the
+// header's `origin` to (user - base) / 16; returns the user pointer, or 0.
+uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment);
+void sample_big_free(uintptr_t base);
+void sample_lock_for_fork();
+void sample_unlock_after_fork(bool child);
+
+}  // namespace profkit::rt
