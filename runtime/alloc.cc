@@ -148,9 +148,19 @@ void fork_child() {
 namespace {
 
 // A tracked block of `size` bytes of context `id` became live in `state` (its lock held).
+// With sampling a block stands for several (sample_live_weight), so the live and peak
+// figures are estimates of the whole heap like the MIBs.
+inline void live_weight(uint64_t size, int64_t* bytes, int64_t* blocks) {
+  *bytes = static_cast<int64_t>(size);
+  *blocks = 1;
+  if (g_sampling) sample_live_weight(size, bytes, blocks);
+}
+
 inline void live_alloc(ThreadState* state, uint32_t id, uint64_t size) {
-  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, static_cast<int64_t>(size), 1);
-  state->live_unpublished += static_cast<int64_t>(size);
+  int64_t bytes, blocks;
+  live_weight(size, &bytes, &blocks);
+  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, bytes, blocks);
+  state->live_unpublished += bytes;
   if (PROFKIT_RT_UNLIKELY(state->live_unpublished >= kLivePublish)) live_publish(state);
   if (PROFKIT_RT_UNLIKELY(g_peak_watch.total.load(std::memory_order_relaxed) + state->live_unpublished >
                           g_peak_watch.level.load(std::memory_order_relaxed)))
@@ -161,8 +171,10 @@ inline void live_alloc(ThreadState* state, uint32_t id, uint64_t size) {
 // passed the snapshot level takes the snapshot, before this block leaves.
 inline void live_free(ThreadState* state, uint32_t id, uint64_t size) {
   if (PROFKIT_RT_UNLIKELY(g_peak_watch.pending.load(std::memory_order_relaxed))) peak_snapshot();
-  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, -static_cast<int64_t>(size), -1);
-  state->live_unpublished -= static_cast<int64_t>(size);
+  int64_t bytes, blocks;
+  live_weight(size, &bytes, &blocks);
+  if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, -bytes, -blocks);
+  state->live_unpublished -= bytes;
   if (PROFKIT_RT_UNLIKELY(state->live_unpublished <= -kLivePublish)) live_publish(state);
 }
 

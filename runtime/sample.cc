@@ -172,6 +172,12 @@ uint64_t sample_weight(uint64_t size) {
   return whole + (u < w - static_cast<double>(whole));
 }
 
+void sample_live_weight(uint64_t size, int64_t* bytes, int64_t* blocks) {
+  const double w = 1 / one_minus_exp_neg(static_cast<double>(size) / g_interval);
+  *bytes = static_cast<int64_t>(static_cast<double>(size) * w + 0.5);
+  *blocks = static_cast<int64_t>(w + 0.5);
+}
+
 size_t libc_usable_size(void* p) { return g_libc_usable != nullptr ? g_libc_usable(p) : 0; }
 void* plain_memalign(size_t alignment, size_t size) {
   if (PROFKIT_RT_LIKELY(g_libc_memalign != nullptr)) return g_libc_memalign(alignment, size);

@@ -30,6 +30,11 @@ bool sample_take(uint64_t size);
 // The integer weight of a sampled block of `size` bytes, 1 / (1 - exp(-size / interval))
 // rounded up or down at random by the calling thread's generator (so its mean is exact).
 uint64_t sample_weight(uint64_t size);
+// The live and peak counters' view of a sampled block of `size` bytes: the bytes and
+// blocks it stands for, 1 / (1 - exp(-size / interval)) times its own, rounded the same way
+// at allocation and at free so the counters return to zero (its bytes exactly; its block
+// count to the nearest whole number).
+void sample_live_weight(uint64_t size, int64_t* bytes, int64_t* blocks);
 // glibc's malloc_usable_size for a block not in the range (0 if it cannot be found).
 size_t libc_usable_size(void* p);
 // An unsampled aligned block: glibc's memalign (the runtime replaces every aligned entry
