@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Rows of bench/pgo's markdown table from hyperfine JSON exports (one per timing round; the
+commands in the order of --variants). Speed-ups and shares use CPU time (user + system, mean
+over rounds), which the load of the shared machine disturbs less than wall time."""
+import argparse
+import json
+import statistics
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program", required=True)
+ap.add_argument("--variants", nargs="+", required=True)
+ap.add_argument("--accuracy", nargs="*", default=[], help="VARIANT=VALUE")
+ap.add_argument("files", nargs="+")
+args = ap.parse_args()
+accuracy = dict(a.split("=", 1) for a in args.accuracy)
+cpu = {v: [] for v in args.variants}
+wall = {v: [] for v in args.variants}
+for path in args.files:
+    with open(path) as f:
+        results = json.load(f)["results"]
+    for v, r in zip(args.variants, results):
+        cpu[v].append(r["user"] + r["system"])
+        wall[v].extend(r["times"])
+t = {v: statistics.mean(cpu[v]) for v in args.variants}
+plain, ir = t["plain"], t["irpgo"]
+for v in args.variants:
+    share = "" if v == "plain" else f"{100 * (plain - t[v]) / (plain - ir):.0f}%"
+    print(f"| {args.program} | {v} | {t[v]:.3f} | {statistics.median(wall[v]):.3f} | "
+          f"{plain / t[v]:.3f}x | {share} | {accuracy.get(v) or '-'} |")
