@@ -190,8 +190,8 @@ for prog in $PROGRAMS; do
   autofdo=0
   if command -v create_llvm_prof >/dev/null &&
     create_llvm_prof --binary="$dir/prof-line" --profile="$dir/perf.line.data" --use_lbr=false \
-      --format=binary --out="$dir/nolbr-autofdo.prof" >"$dir/autofdo.log" 2>&1 &&
-    [ -s "$dir/nolbr-autofdo.prof" ]; then
+      --format=text --out="$dir/nolbr-autofdo.prof" >"$dir/autofdo.log" 2>&1 &&
+    grep -q '^[^ ]' "$dir/nolbr-autofdo.prof"; then
     autofdo=1
   else
     log "$prog: create_llvm_prof made no profile (see $dir/autofdo.log)"
@@ -216,7 +216,7 @@ for prog in $PROGRAMS; do
     [ "$v" = lbr-line ] && set=train
     llvm-profdata-22 merge --sample --text "$prof" -o "$dir/$v.txt"
     acc[$v]=$(python3 "$here/accuracy.py" --binary "$dir/prof-line" --lcov "$dir/cov.$set.lcov" \
-      --profile "$dir/$v.txt" 2>>"$dir/accuracy.log")
+      --profile "$dir/$v.txt" 2>>"$dir/accuracy.log" || echo "?")
   done
 
   # timing: every variant on the full workload, the whole set REPEATS times
