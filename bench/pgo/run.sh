@@ -16,13 +16,14 @@
 #   nolbr-autofdo  as nolbr-line, the profile made by AutoFDO's create_llvm_prof --use_lbr=false
 # Every variant also has -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer (the perf
 # call stacks need frame pointers), so all differ only in the profile and its flags.
-# It times all of them on the full workload (hyperfine, RUNS runs, the whole set REPEATS
-# times), and measures each line-based sample profile's accuracy against exact line counts
+# It times all of them on the full workload (hyperfine, ROUNDS rounds of one run of each
+# variant, the order rotated every round: hyperfine runs one command's runs back to back, so
+# a burst of load from other jobs would hit one variant; one run per round spreads it), and measures each line-based sample profile's accuracy against exact line counts
 # of the same input (a -fprofile-instr-generate -fcoverage-mapping build; accuracy.py).
 # Prints a markdown table. See docs/profgen.md "Does the profile make programs faster?".
 #
 # Environment: PROFKIT, TRACER (default build/bin/...), WORK (default build/bench-work/pgo),
-# PROGRAMS (default "lua bzip2"), RUNS (default 5), REPEATS (default 2), PERIOD (perf's
+# PROGRAMS (default "lua bzip2"), ROUNDS (default 10), PERIOD (perf's
 # cpu-clock period in ns, default 100000), TRACE_PERIOD (tracer: instructions per sample,
 # default 500). Timings are never a test: this only reports.
 set -euo pipefail
@@ -32,8 +33,7 @@ PROFKIT=${PROFKIT:-$root/build/bin/profkit}
 TRACER=${TRACER:-$root/build/bin/profkit-branch-trace}
 WORK=${WORK:-$root/build/bench-work/pgo}
 PROGRAMS=${PROGRAMS:-lua bzip2}
-RUNS=${RUNS:-5}
-REPEATS=${REPEATS:-2}
+ROUNDS=${ROUNDS:-10}
 PERIOD=${PERIOD:-100000}
 TRACE_PERIOD=${TRACE_PERIOD:-500}
 CC=${CC:-clang-22}
@@ -114,8 +114,8 @@ run_set() {
 
 table=$WORK/table.md
 {
-  echo "| program | variant | CPU s (user+sys, mean) | wall s (median) | speed-up vs plain | share of IR PGO's gain | line accuracy |"
-  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  echo "| program | variant | CPU s (user+sys, median) | CPU s (min) | wall s (median) | speed-up vs plain | share of IR PGO's gain | line accuracy |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$table"
 echo "load before: $(uptime)" >"$WORK/load.txt"
 
@@ -219,16 +219,19 @@ for prog in $PROGRAMS; do
       --profile "$dir/$v.txt" 2>>"$dir/accuracy.log" || echo "?")
   done
 
-  # timing: every variant on the full workload, the whole set REPEATS times
+  # timing: one run of every variant per round, in an order rotated every round
   w=$(workdir full)
   run_set full "$dir/plain" # leaves full.txt.bz2 for bzip2's -t
-  cmds=()
-  for v in "${variants[@]}"; do
-    cmds+=("$(commands full "$dir/$v" "$w" | sed 's/$/ >\/dev\/null/' | paste -sd';')")
-  done
-  for r in $(seq "$REPEATS"); do
-    log "$prog: timing, round $r of $REPEATS ($(uptime | sed 's/.*load/load/'))"
-    hyperfine --warmup 1 --runs "$RUNS" --export-json "$dir/time.$r.json" "${cmds[@]}" >/dev/null
+  rm -f "$dir"/time.*.json
+  n=${#variants[@]}
+  for r in $(seq "$ROUNDS"); do
+    log "$prog: timing, round $r of $ROUNDS ($(uptime | sed 's/.*load/load/'))"
+    args=()
+    for i in $(seq 0 $((n - 1))); do
+      v=${variants[$(((i + r) % n))]}
+      args+=(-n "$v" "$(commands full "$dir/$v" "$w" | sed 's/$/ >\/dev\/null/' | paste -sd';')")
+    done
+    hyperfine --warmup "$((r == 1))" --runs 1 --export-json "$dir/time.$r.json" "${args[@]}" >/dev/null 2>&1
   done
   python3 "$here/table.py" --program "$prog" --variants "${variants[@]}" \
     --accuracy "lbr-line=${acc[lbr-line]:-}" "nolbr-line=${acc[nolbr-line]:-}" \
