@@ -15,11 +15,13 @@
 #                  not context-sensitive)
 #   nolbr-autofdo  as nolbr-line, the profile made by AutoFDO's create_llvm_prof --use_lbr=false
 # Every variant also has -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer (the perf
-# call stacks need frame pointers), so all differ only in the profile and its flags.
+# call stacks need frame pointers) and -w (third-party code), so all differ only in the
+# profile and its flags.
 # It times all of them on the full workload (hyperfine, ROUNDS rounds of one run of each
 # variant, the order rotated every round: hyperfine runs one command's runs back to back, so
-# a burst of load from other jobs would hit one variant; one run per round spreads it), and measures each line-based sample profile's accuracy against exact line counts
-# of the same input (a -fprofile-instr-generate -fcoverage-mapping build; accuracy.py).
+# a burst of load from other jobs would hit one variant; one run per round spreads it), and
+# measures each line-based sample profile's accuracy against exact line counts of the same
+# input (a -fprofile-instr-generate -fcoverage-mapping build; accuracy.py).
 # Prints a markdown table. See docs/profgen.md "Does the profile make programs faster?".
 #
 # Environment: PROFKIT, TRACER (default build/bin/...), WORK (default build/bench-work/pgo),
@@ -231,7 +233,8 @@ for prog in $PROGRAMS; do
       v=${variants[$(((i + r) % n))]}
       args+=(-n "$v" "$(commands full "$dir/$v" "$w" | sed 's/$/ >\/dev\/null/' | paste -sd';')")
     done
-    hyperfine --warmup "$((r == 1))" --runs 1 --export-json "$dir/time.$r.json" "${args[@]}" >/dev/null 2>&1
+    hyperfine --warmup "$((r == 1))" --runs 1 --export-json "$dir/time.$r.json" "${args[@]}" \
+      >/dev/null 2>>"$dir/hyperfine.log"
   done
   python3 "$here/table.py" --program "$prog" --variants "${variants[@]}" \
     --accuracy "lbr-line=${acc[lbr-line]:-}" "nolbr-line=${acc[nolbr-line]:-}" \
