@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench clean install package
+.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench bench-pgo clean install package
 
 all: build
 
@@ -72,6 +72,10 @@ fuzz: deps
 
 bench: build
 	@bash bench/run.sh
+
+# Only the PGO benchmark (bench/pgo: IR PGO vs sample PGO on Lua and bzip2, ~15 minutes).
+bench-pgo: build
+	@bash bench/pgo/run.sh
 
 # Installs into PREFIX (default /usr/local): bin/profkit, lib/libprofkit_memprof.*, man pages.
 PREFIX ?= /usr/local

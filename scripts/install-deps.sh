@@ -18,6 +18,8 @@ packages=(
   binutils
   # perf: `profkit profgen --perfdata` runs `perf script`; recordings for benchmarks
   linux-perf
+  # AutoFDO's create_llvm_prof: bench/pgo compares its no-LBR profiles with profkit's
+  autofdo
   # man pages from --help (help2man) and the Debian package's dependencies (dpkg-shlibdeps)
   help2man dpkg-dev
   # 32-bit producers: clang -m32 builds run under user-mode emulation (kernels may lack IA-32)
