@@ -18,8 +18,11 @@
 namespace profkit::memprof {
 
 static_assert([] {
-  for (uint64_t v : kIndexedVersions)
-    if (indexed_layout(v) == nullptr) return false;
+  for (uint64_t v : kIndexedVersions) {
+    bool found = false;
+    for (const IndexedLayout& l : kIndexedLayouts) found = found || l.version == v;
+    if (!found) return false;
+  }
   return true;
 }(), "every version the writer offers has a layout");
 
