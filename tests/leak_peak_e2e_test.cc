@@ -20,8 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
-
 // No sibling calls and no inlining of the allocating functions: each keeps its own frame,
 // so the contexts are named by their leaf function.
 constexpr const char* kFlags = "-g -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls";

@@ -35,8 +35,6 @@ using nlohmann::json;
 
 const std::string kFlags = "-g -O1 -fmemory-profile -fno-omit-frame-pointer";
 
-std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
-
 struct Program {
   std::string binary;
   std::string raw;

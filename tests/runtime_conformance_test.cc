@@ -31,7 +31,7 @@ const char* const kCompared[] = {"AllocCount",       "TotalAccessCount", "MinAcc
                                  "MaxAccessCount",   "TotalSize",        "MinSize",
                                  "MaxSize",          "AccessHistogramSize"};
 
-std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+using profkit::test::runtime_dir;
 std::string program(const std::string& name) {
   return profkit::test::source_path("tests/programs/runtime/" + name);
 }

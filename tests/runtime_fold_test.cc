@@ -20,7 +20,7 @@ using profkit::test::sh_quote;
 
 using Contexts = profkit::test::MemProfContexts;
 
-std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+using profkit::test::runtime_dir;
 std::string source() {
   return profkit::test::source_path("tests/programs/runtime/recursive_fold.cpp");
 }

@@ -29,7 +29,7 @@ using profkit::test::run_ok;
 using profkit::test::sh_quote;
 using Contexts = profkit::test::MemProfContexts;
 
-std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+using profkit::test::runtime_dir;
 
 // Compiles tests/programs/runtime/<name>.c once and links it with the shared runtime (the
 // link without -fmemory-profile, which would bring compiler-rt's runtime in).

@@ -27,7 +27,7 @@ using Fields = profkit::test::MibFields;
 
 constexpr double kInterval = 4096;
 
-std::string lib_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+using profkit::test::runtime_dir;
 std::string source() { return profkit::test::source_path("tests/programs/runtime/sampled.c"); }
 
 // The program linked with the runtime, instrumented (access counts) and plain (for
@@ -41,8 +41,8 @@ const Binaries& binaries() {
     Binaries r{dir + "/sampled.ours", dir + "/sampled.plain"};
     run_ok("clang-22 -g -O1 -fmemory-profile -fno-omit-frame-pointer -c " + sh_quote(source()) +
            " -o " + dir + "/sampled.o");
-    run_ok("clang-22 " + dir + "/sampled.o -o " + r.instrumented + " " + lib_dir() +
-           "/libprofkit_memprof.so -Wl,-rpath," + lib_dir());
+    run_ok("clang-22 " + dir + "/sampled.o -o " + r.instrumented + " " + runtime_dir() +
+           "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir());
     run_ok("clang-22 -g -O1 -fno-omit-frame-pointer " + sh_quote(source()) + " -o " + r.plain);
     return r;
   }();

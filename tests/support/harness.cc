@@ -96,6 +96,8 @@ std::string source_path(const std::string& relative) {
 
 std::string profkit_bin() { return PROFKIT_BIN; }
 
+std::string runtime_dir() { return std::string(PROFKIT_BINARY_DIR) + "/lib"; }
+
 std::string build_once(const std::string& output, const std::string& command) {
   static const std::string dir = work_dir("bin");
   const std::string path = dir + "/" + output;

@@ -39,6 +39,9 @@ std::string source_path(const std::string& relative);
 // The profkit binary under test.
 std::string profkit_bin();
 
+// The directory of the built runtime libraries (libprofkit_memprof.so and .a).
+std::string runtime_dir();
+
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& data);
 bool file_exists(const std::string& path);
