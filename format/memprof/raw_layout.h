@@ -15,6 +15,27 @@ inline constexpr uint64_t kBuildIdMaxSize = 32;
 inline constexpr uint64_t kSegmentEntrySizeV1 = 56;  // Start End Offset BuildId[32]
 inline constexpr uint64_t kSegmentEntrySizeV3 = 64;  // Start End Offset BuildIdSize BuildId[32]
 
+// What differs between the raw versions besides the MIB fields (whose first version is a
+// column of mib_fields.def): the segment entries and the access histogram after each MIB.
+struct RawLayout {
+  uint64_t version;
+  bool build_id_size;       // v3+: a segment entry holds BuildIdSize before the build id
+  uint8_t histogram_width;  // bytes per histogram entry after a MIB: 0 none (v1-v3), 8 (v4:
+                            // u64 counts), 2 (v5: u16 counts, encoded)
+  constexpr uint64_t segment_entry_size() const {
+    return build_id_size ? kSegmentEntrySizeV3 : kSegmentEntrySizeV1;
+  }
+};
+inline constexpr RawLayout kRawLayouts[] = {
+    {1, false, 0}, {2, false, 0}, {3, true, 0}, {4, true, 8}, {5, true, 2},
+};
+// The layout of a raw `version`, or nullptr when it is not one of kRawLayouts.
+constexpr const RawLayout* raw_layout(uint64_t version) {
+  for (const RawLayout& l : kRawLayouts)
+    if (l.version == version) return &l;
+  return nullptr;
+}
+
 // profkit's live/peak extension: written by profkit's runtime after the stack section,
 // inside the profile's TotalSize, where LLVM's reader never looks
 // (docs/formats/profkit-heap.md). u64s: magic, size, version, flags, dump time, peak time,

@@ -9,14 +9,7 @@
 namespace profkit::memprof {
 namespace {
 
-bool version_supported(uint64_t version) {
-  return std::find(std::begin(kRawVersions), std::end(kRawVersions), version) !=
-         std::end(kRawVersions);
-}
-
-uint64_t segment_entry_size(uint64_t version) {
-  return version >= 3 ? kSegmentEntrySizeV3 : kSegmentEntrySizeV1;
-}
+bool version_supported(uint64_t version) { return raw_layout(version) != nullptr; }
 
 // Reports the input consumed so far to a ConsumedRange, in steps of at least kStep bytes.
 class ConsumedReporter {
@@ -53,7 +46,8 @@ Expected<Cursor> section_at(const Cursor& profile, uint64_t offset, std::string_
 
 Expected<std::vector<Segment>> read_segments(Cursor c, uint64_t version) {
   PROFKIT_TRY_ASSIGN(uint64_t count, c.read_le<uint64_t>("segment count"));
-  const uint64_t entry = segment_entry_size(version);
+  const RawLayout& layout = *raw_layout(version);
+  const uint64_t entry = layout.segment_entry_size();
   if (count > c.remaining() / entry)
     return c.fail(ErrorCode::truncated, "segment count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
@@ -63,7 +57,7 @@ Expected<std::vector<Segment>> read_segments(Cursor c, uint64_t version) {
     PROFKIT_TRY_ASSIGN(s.end, c.read_le<uint64_t>("segment end"));
     PROFKIT_TRY_ASSIGN(s.offset, c.read_le<uint64_t>("segment offset"));
     uint64_t id_size = 0;
-    if (version >= 3) {
+    if (layout.build_id_size) {
       const uint64_t at = c.offset();
       PROFKIT_TRY_ASSIGN(id_size, c.read_le<uint64_t>("build id size"));
       if (id_size > kBuildIdMaxSize)
@@ -98,15 +92,14 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedRepo
     r.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(r.stack_id, c.read_le<uint64_t>("MIB stack id"));
     PROFKIT_TRY(read_mib_fields(c, version, r.mib));
-    if (version >= 4) {
+    if (const uint64_t width = raw_layout(version)->histogram_width; width != 0) {
       const uint64_t n = r.mib.AccessHistogramSize;
-      const uint64_t width = version == 4 ? 8 : 2;
       if (n > c.remaining() / width)
         return c.fail(ErrorCode::truncated, "access histogram of " + std::to_string(n) +
                                                 " entries needs more bytes than the profile has");
       r.histogram.resize(n);
       for (uint64_t& v : r.histogram) {
-        if (version == 4) {
+        if (width == 8) {
           PROFKIT_TRY_ASSIGN(v, c.read_le<uint64_t>("histogram entry"));
         } else {
           PROFKIT_TRY_ASSIGN(uint16_t e, c.read_le<uint16_t>("histogram entry"));

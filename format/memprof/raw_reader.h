@@ -26,9 +26,8 @@
 
 namespace profkit::memprof {
 
-// Raw versions this reader accepts. LLVM 22 reads {3, 4, 5}; we also read LLVM 14's v1
-// and the (reconstructed) v2 layout.
-inline constexpr uint64_t kRawVersions[] = {1, 2, 3, 4, 5};
+// The raw versions this reader accepts are those of kRawLayouts (raw_layout.h): LLVM 22
+// reads 3, 4 and 5; we also read LLVM 14's v1 and the (reconstructed) v2 layout.
 
 struct Segment {
   uint64_t start = 0;              // run-time address of the executable PT_LOAD (v1: mapping)
