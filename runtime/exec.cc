@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/base.h"
+#include "runtime/globals.h"
 #include "runtime/line_writer.h"
 
 extern "C" char** environ;
@@ -41,7 +42,6 @@ SpawnFn real_posix_spawnp = nullptr;
 
 constexpr size_t kPathMax = 4096;
 char g_notes_path[kPathMax];  // empty: not under profkit run, no notes
-bool g_follow_none = false;   // --follow-children=none: the user asked for no descendants
 
 const char* env_value(char* const* env, const char* name) {
   if (env == nullptr) return nullptr;
@@ -63,10 +63,6 @@ __attribute__((constructor(102))) void init_exec_wrappers() {
   const char* notes = env_value(environ, "PROFKIT_MEMPROF_NOTES");
   if (notes == nullptr || strlen(notes) >= kPathMax) return;
   memcpy(g_notes_path, notes, strlen(notes) + 1);
-  // The option string is parsed properly by options.cc; this only needs to see "none".
-  if (const char* options = env_value(environ, "MEMPROF_OPTIONS"))
-    g_follow_none = strstr(options, "follow_children='none'") != nullptr ||
-                    strstr(options, "follow_children=none") != nullptr;
 }
 
 // `file` as execvp would find it: PATH searched (glibc's default when PATH is unset) for
@@ -150,7 +146,10 @@ bool preloads_runtime(char* const* envp) {
 // line, so processes writing at once do not interleave).
 void note_if_unprofilable(const char* file, char* const* envp) {
   if (PROFKIT_RT_UNLIKELY(real_execve == nullptr)) resolve_real_functions();  // before our constructor
-  if (g_notes_path[0] == '\0' || g_follow_none || file == nullptr) return;
+  // --follow-children=none: the user asked for no descendants, so there is nothing to explain.
+  if (g_notes_path[0] == '\0' || file == nullptr ||
+      strcmp(g.options.follow_children.value, "none") == 0)
+    return;
   char path[kPathMax];
   size_t n = 0;
   if (file[0] != '/') {
