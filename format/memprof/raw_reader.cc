@@ -86,13 +86,14 @@ Expected<std::vector<RawMib>> read_mibs(Cursor c, uint64_t version, ConsumedRepo
     return c.fail(ErrorCode::truncated, "MIB count " + std::to_string(count) +
                                             " needs more bytes than the profile has");
   std::vector<RawMib> mibs(count);
+  const uint64_t width = raw_layout(version)->histogram_width;  // bytes per histogram entry
   consumed.start(c.offset());
   for (RawMib& r : mibs) {
     consumed.reached(c.offset());
     r.file_offset = c.offset();
     PROFKIT_TRY_ASSIGN(r.stack_id, c.read_le<uint64_t>("MIB stack id"));
     PROFKIT_TRY(read_mib_fields(c, version, r.mib));
-    if (const uint64_t width = raw_layout(version)->histogram_width; width != 0) {
+    if (width != 0) {
       const uint64_t n = r.mib.AccessHistogramSize;
       if (n > c.remaining() / width)
         return c.fail(ErrorCode::truncated, "access histogram of " + std::to_string(n) +
