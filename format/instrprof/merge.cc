@@ -49,6 +49,26 @@ bool sort_site(ValueSite& site) {
   return true;
 }
 
+// The runs of one program mostly record the same values at a site: when each of the input's
+// values (distinct) is already in `site`, merging is adding their counts where they are.
+// Returns false, changing nothing, otherwise.
+bool add_in_place(ValueSite& site, const ValueData* in, size_t m, uint64_t w) {
+  constexpr size_t kMaxIn = 8;
+  if (m > kMaxIn || site.size() > 4 * kMaxIn) return false;
+  size_t where[kMaxIn];
+  for (size_t a = 0; a < m; ++a) {
+    for (size_t b = 0; b < a; ++b)
+      if (in[b].value == in[a].value) return false;
+    size_t k = 0;
+    while (k < site.size() && site[k].value != in[a].value) ++k;
+    if (k == site.size()) return false;
+    where[a] = k;
+  }
+  for (size_t a = 0; a < m; ++a)
+    site[where[a]].count = sat_mul_add(in[a].count, w, site[where[a]].count);
+  return true;
+}
+
 enum class Pseudo { none, hot, warm };
 Pseudo pseudo_kind(std::span<const uint64_t> counts) {
   if (counts.empty()) return Pseudo::none;
@@ -100,6 +120,7 @@ std::string_view r_name(const RawFunction& f) {
 
 void Merger::warn(std::string_view function, std::string_view message) {
   order_sensitive_ = true;
+  bulk_.usable = false;
   if (warn_) warn_(source_, function, message);
 }
 
@@ -133,16 +154,112 @@ void Merger::on_name_table(uint64_t fingerprint, std::span<const std::string_vie
   extra_refs_.insert(extra_refs_.end(), refs.begin(), refs.end());
 }
 
-void Merger::on_image(uint64_t num_data) {
+bool Merger::on_image(const RawImage& image) {
   // The first image of the first input usually names every function of the program.
-  if (records_.empty() && num_data < (uint64_t{1} << 24)) {
-    records_.reserve(num_data);
-    record_keys_.reserve(num_data);
-    index_.reserve(num_data);
+  if (records_.empty() && image.num_data < (uint64_t{1} << 24)) {
+    records_.reserve(image.num_data);
+    record_keys_.reserve(image.num_data);
+    index_.reserve(image.num_data);
   }
+  if (image.layout != 0 && image.checked && image.layout == bulk_.layout && bulk_.usable &&
+      bulk_.record.size() == image.num_data) {
+    // Counters of 2^62 and more could be pseudo counts or overflow a sum: such an image is
+    // merged record by record.
+    uint64_t any = 0;
+    for (size_t k = 0; k + 8 <= image.counters.size(); k += 8)
+      any |= load_le<uint64_t>(image.counters.data() + k);
+    if ((any >> 62) == 0) return true;
+  }
+  flush_bulk();
+  bulk_.layout = image.layout;
+  bulk_.usable = image.layout != 0;
+  bulk_.record.clear();
+  bulk_.counter_at.clear();
+  bulk_.bitmap_at.clear();
+  bulk_.counts.clear();
+  bulk_.bitmap.clear();
+  return false;
+}
+
+void Merger::on_bulk_image(const RawImage& image) {
+  const size_t n = image.counters.size() / 8;
+  if (bulk_.counts.size() != n) bulk_.counts.assign(n, 0);
+  if (bulk_.bitmap.size() != image.bitmap.size()) bulk_.bitmap.assign(image.bitmap.size(), 0);
+  uint64_t* acc = bulk_.counts.data();
+  const uint8_t* c = image.counters.data();
+  if (weight_ == 1) {
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t v = acc[k] + load_le<uint64_t>(c + 8 * k);
+      acc[k] = v < acc[k] ? kMax : v;
+    }
+  } else {
+    for (size_t k = 0; k < n; ++k) acc[k] = sat_mul_add(load_le<uint64_t>(c + 8 * k), weight_, acc[k]);
+  }
+  for (size_t k = 0; k < image.bitmap.size(); ++k) bulk_.bitmap[k] |= image.bitmap[k];
+  bulk_.pending = true;
+  ++bulk_images_;
+}
+
+// Called for each record of an image that may later be taken in bulk.
+void Merger::note_layout(const RawFunction& f, uint32_t index) {
+  if (!bulk_.usable) return;
+  const Record& r = records_[index];
+  if (f.ordinal != bulk_.record.size() || r.counts.size() != f.counts.size() ||
+      r.bitmap.size() != f.bitmap.size() ||
+      (!options_.llvm14_semantics && pseudo_kind(r.counts) != Pseudo::none)) {
+    bulk_.usable = false;
+    return;
+  }
+  bulk_.record.push_back(index);
+  bulk_.counter_at.push_back(f.counter_at);
+  bulk_.bitmap_at.push_back(f.bitmap_at);
+}
+
+// A site's values are three dependent loads away (the record, its site array, the site's
+// own array), each likely a cache miss, and the same records come in the same order in
+// every image: each level is requested for a record further ahead than the next level, so
+// that every prefetch reads lines an earlier one brought in.
+void Merger::prefetch_sites(const RawFunction& f) {
+  auto record = [&](size_t a) -> const Record* {
+    return f.ahead[a] < bulk_.record.size() ? &records_[bulk_.record[f.ahead[a]]] : nullptr;
+  };
+  if (const Record* r = record(2)) {
+    __builtin_prefetch(&r->value_sites[0]);
+    __builtin_prefetch(&r->value_sites[2]);
+  }
+  if (const Record* r = record(1))
+    for (const auto& sites : r->value_sites)
+      if (!sites.empty()) __builtin_prefetch(sites.data());
+  if (const Record* r = record(0))
+    for (const auto& sites : r->value_sites)
+      for (const ValueSite& site : sites) __builtin_prefetch(site.data());
+}
+
+void Merger::flush_bulk() {
+  if (!bulk_.pending) return;
+  bulk_.pending = false;
+  const uint64_t cap = options_.llvm14_semantics ? kMax : kMax - 2;
+  for (size_t i = 0; i < bulk_.record.size(); ++i) {
+    Record& r = records_[bulk_.record[i]];
+    const uint64_t* a = bulk_.counts.data() + bulk_.counter_at[i];
+    for (size_t j = 0; j < r.counts.size(); ++j) {
+      uint64_t v;
+      if (add_overflows(r.counts[j], a[j], &v)) v = kMax;
+      r.counts[j] = v > cap ? cap : v;
+    }
+    const uint8_t* b = bulk_.bitmap.data() + bulk_.bitmap_at[i];
+    for (size_t j = 0; j < r.bitmap.size(); ++j) r.bitmap[j] |= b[j];
+  }
+  std::fill(bulk_.counts.begin(), bulk_.counts.end(), 0);
+  std::fill(bulk_.bitmap.begin(), bulk_.bitmap.end(), 0);
 }
 
 Expected<void> Merger::on_function(const RawFunction& f) {
+  if (f.values_only) {
+    prefetch_sites(f);
+    merge_values(bulk_.record[f.ordinal], f);
+    return {};
+  }
   KeyPair key{f.name_ref, f.hash};
   // Inputs of one program list their records in the same order: the record after the last
   // one found is checked first, which spares the hash probe (a cache miss) nearly always.
@@ -153,6 +270,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   if (found != FlatMapPair::kMissing) {
     next_ = found + 1;
     merge_into(found, f);
+    note_layout(f, found);
     return {};
   }
   bool known = false;
@@ -165,6 +283,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
     if (found != FlatMapPair::kMissing) {
       next_ = found + 1;
       merge_into(found, f);
+      note_layout(f, found);
       return {};
     }
   }
@@ -195,6 +314,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
       order_sensitive_ |= sort_site(sites[s]);
     }
   }
+  note_layout(f, static_cast<uint32_t>(records_.size() - 1));
   return {};
 }
 
@@ -234,7 +354,12 @@ void Merger::merge_into(uint32_t index, const RawFunction& src) {
     return;
   }
   for (size_t i = 0; i < dst.bitmap.size(); ++i) dst.bitmap[i] |= src.bitmap[i];
+  merge_values(index, src);
+}
 
+void Merger::merge_values(uint32_t index, const RawFunction& src) {
+  Record& dst = records_[index];
+  const uint64_t w = weight_;
   // LLVM sorts each site by value, merges, and sorts it by count (stably) after every
   // input. With distinct values the value sort undoes the previous count sort, so only the
   // last count sort shows: sites stay in value order between merges and finish() sorts them
@@ -266,6 +391,10 @@ void Merger::merge_into(uint32_t index, const RawFunction& src) {
         for (size_t t = 1; t < site.size(); ++t) now |= site[t - 1].value == site[t].value;
       }
       if (m == 0) continue;
+      if (add_in_place(site, src.values.data() + at, m, w)) {
+        at += m;
+        continue;
+      }
       // Both lists by ascending value; equal values add count*weight, new values are
       // inserted as they come (LLVM inserts the input's pair without applying the weight).
       scratch_.assign(src.values.begin() + at, src.values.begin() + at + m);
@@ -361,6 +490,8 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
     return make_error(ErrorCode::malformed, kNoOffset,
                       "temporal trace stream size " + std::to_string(profile.trace_stream_size) +
                           " is implausible: expected at most 2^30 traces");
+  flush_bulk();
+  bulk_.usable = false;
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
   source_.assign(source);
@@ -401,6 +532,7 @@ Expected<void> Merger::add_raw(Bytes data, uint64_t weight, RawReader& reader,
 }
 
 Profile Merger::finish(std::vector<uint64_t>* name_refs) {
+  flush_bulk();
   Profile p;
   p.format = ProfileFormat::indexed;
   p.flags = flags_;
@@ -440,6 +572,9 @@ Profile Merger::finish(std::vector<uint64_t>* name_refs) {
 }
 
 Expected<void> Merger::absorb(Merger&& later) {
+  flush_bulk();
+  bulk_.usable = false;
+  later.flush_bulk();
   if (later.have_kind_) PROFKIT_TRY(add_kind(later.flags_, later.front_end_, later.source_));
   order_sensitive_ |= later.order_sensitive_;
   weight_ = 1;

@@ -56,6 +56,8 @@ class Merger final : public RawSink {
   Expected<void> add_raw(Bytes data, uint64_t weight, RawReader& reader,
                          std::string_view source = {});
   size_t num_records() const { return records_.size(); }
+  // How many raw images were taken in bulk (see Bulk below): for tests.
+  size_t bulk_images() const { return bulk_images_; }
 
   // Folds `later` (which merged inputs that come after this one's) into this Merger: the
   // result equals merging all inputs in one Merger whenever neither was order_sensitive().
@@ -73,7 +75,8 @@ class Merger final : public RawSink {
   Expected<void> on_function(const RawFunction& f) override;
   void on_name_table(uint64_t fingerprint, std::span<const std::string_view> names,
                      std::span<const uint64_t> refs) override;
-  void on_image(uint64_t num_data) override;
+  bool on_image(const RawImage& image) override;
+  void on_bulk_image(const RawImage& image) override;
 
  private:
   // The profile kind as llvm-profdata tracks it: the variant flags plus a front-end bit,
@@ -83,6 +86,10 @@ class Merger final : public RawSink {
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);
   void sample_traces(std::vector<TemporalTrace> traces, uint64_t stream_size);
   void merge_into(uint32_t index, const RawFunction& src);
+  void merge_values(uint32_t index, const RawFunction& src);
+  void note_layout(const RawFunction& f, uint32_t index);
+  void flush_bulk();
+  void prefetch_sites(const RawFunction& f);
   void warn(std::string_view function, std::string_view message);
 
   MergeOptions options_;
@@ -118,6 +125,21 @@ class Merger final : public RawSink {
   std::vector<uint64_t> extra_refs_;
   std::vector<ValueData> scratch_;
   std::vector<ValueData> merged_;
+  // Raw images of one layout (RawImage::layout) after the first: their counters are summed
+  // as whole sections and added to the records once (flush_bulk), which gives what adding
+  // them record by record gives because the sums saturate (min(total, cap) in any order).
+  // The first image of the layout maps each data record to its record here.
+  struct Bulk {
+    uint64_t layout = 0;
+    bool usable = false;   // mapping complete so far, no warning, no pseudo-count record
+    bool pending = false;  // counts/bitmap hold sums not yet added to the records
+    std::vector<uint32_t> record;  // per data record (ordinal): index in records_
+    std::vector<uint64_t> counter_at, bitmap_at;
+    std::vector<uint64_t> counts;  // summed counter sections (weighted, saturating)
+    std::vector<uint8_t> bitmap;   // ORed bitmap sections
+  };
+  Bulk bulk_;
+  size_t bulk_images_ = 0;
 };
 
 // Convenience: merges `profiles` (weights[i] applies to profiles[i]; missing weights are 1).

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
+#include <random>
 #include <limits>
 #include <sstream>
 
@@ -230,6 +232,62 @@ TEST(Merge, RawFastPathEqualsMergingDecodedProfiles) {
   EXPECT_EQ(x.records, y.records);
   EXPECT_EQ(x.binary_ids, y.binary_ids);
   EXPECT_EQ(x.flags, y.flags);
+}
+
+// Runs of one program share a layout: after the first, their counters are summed as whole
+// sections (Merger's bulk path). Counter values from a seeded generator, including
+// saturating ones, pseudo counts (which must fall back to record-by-record merging), weights
+// and an input of another program in between; both semantics.
+TEST(Merge, BulkImagesEqualMergingDecodedProfiles) {
+  auto load = [](const char* name) {
+    std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
+                     std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string base = load("vp22.profraw"), other = load("simple22.profraw");
+  // v10 header: 16 words; counters follow the binary ids and the 64-byte data records.
+  auto word = [&](size_t i) { return load_le<uint64_t>(as_bytes(base).data() + 8 * i); };
+  const size_t counters_at = 128 + word(2) + 64 * word(3) + word(4);
+  const size_t num_counters = word(5);
+  size_t bulk_total = 0;
+  for (const bool llvm14 : {false, true}) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      std::mt19937_64 rng(seed);
+      std::vector<std::string> inputs;
+      std::vector<uint64_t> weights;
+      const int n = 2 + static_cast<int>(rng() % 10);
+      for (int i = 0; i < n; ++i) {
+        std::string in = base;
+        const uint64_t mode = rng() % 4;  // 0: some pseudo or huge counts; 1: sums saturate
+        for (size_t k = 0; k < num_counters; ++k) {
+          uint64_t v = rng() % 1000;
+          if (mode == 0 && rng() % 8 == 0)
+            v = rng() % 2 ? kMax - rng() % 3 : (uint64_t{1} << 62) + rng() % 5;
+          if (mode == 1 && rng() % 2 == 0) v = (uint64_t{1} << 62) - 1 - rng() % 5;
+          std::memcpy(in.data() + counters_at + 8 * k, &v, 8);
+        }
+        inputs.push_back(in);
+        weights.push_back(rng() % 4 == 0 ? 1 + rng() % 3 : 1);
+      }
+      if (rng() % 3 == 0) inputs[rng() % inputs.size()] = other;
+      MergeOptions options;
+      options.llvm14_semantics = llvm14;
+      Merger fast(options), slow(options);
+      RawReader reader;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        ASSERT_TRUE(fast.add_raw(as_bytes(inputs[i]), weights[i], reader));
+        auto p = read_raw_profile(as_bytes(inputs[i]));
+        ASSERT_TRUE(p);
+        ASSERT_TRUE(slow.add(*p, weights[i]));
+      }
+      bulk_total += fast.bulk_images();
+      Profile x = fast.finish(), y = slow.finish();
+      EXPECT_EQ(x.records, y.records) << "seed " << seed << (llvm14 ? " (LLVM 14)" : "");
+    }
+  }
+  EXPECT_GT(bulk_total, 40u);  // the bulk path was taken, not only the fallback
 }
 
 TEST(Merge, SparseDropsNamesWhoseRecordsAreAllZero) {

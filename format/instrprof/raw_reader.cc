@@ -3,6 +3,8 @@
 #include "format/instrprof/raw_reader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <unordered_set>
@@ -409,8 +411,144 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return value;
   };
 
-  sink.on_image(num_records);
+  // Value data (docs/formats/irpgo.md 1.12) of a record with value sites: each such record
+  // has its block in the value section, in record order.
   Cursor values(image.subspan(values_off), base + values_off, swap);
+  auto read_values = [&](RawFunction& fn) -> Expected<void> {
+    sites_.clear();
+    values_.clear();
+    if (!address_map_built) build_address_map();
+    const uint64_t block_at = values.offset();
+    PROFKIT_TRY_ASSIGN(const uint32_t total, values.read<uint32_t>("value data TotalSize"));
+    PROFKIT_TRY_ASSIGN(const uint32_t num_kinds, values.read<uint32_t>("NumValueKinds"));
+    if (total % 8 != 0 || total < 8)
+      return make_error(ErrorCode::malformed, block_at,
+                        "value data TotalSize " + std::to_string(total) +
+                            " is not a positive multiple of 8");
+    if (num_kinds > max_kind + 1)
+      return make_error(ErrorCode::malformed, block_at + 4,
+                        "NumValueKinds " + std::to_string(num_kinds) + " is more than " +
+                            std::to_string(max_kind + 1));
+    PROFKIT_TRY_ASSIGN(Cursor block, values.take(total - 8, "value data block"));
+    size_t kind_sites_begin[kNumValueKinds + 1] = {};
+    size_t kind_sites_end[kNumValueKinds] = {};
+    int64_t last_kind = -1;
+    for (uint32_t k = 0; k < num_kinds; ++k) {
+      const uint64_t rec_at = block.offset();
+      PROFKIT_TRY_ASSIGN(const uint32_t kind, block.read<uint32_t>("value kind"));
+      PROFKIT_TRY_ASSIGN(const uint32_t nsites, block.read<uint32_t>("NumValueSites"));
+      if (kind > max_kind || static_cast<int64_t>(kind) <= last_kind)
+        return make_error(ErrorCode::malformed, rec_at,
+                          "value kind " + std::to_string(kind) +
+                              " is invalid or out of ascending order");
+      last_kind = kind;
+      PROFKIT_TRY_ASSIGN(Bytes site_counts, block.read_bytes(nsites, "value site counts"));
+      PROFKIT_TRY(block.skip(pad8(8 + uint64_t{nsites}), "value site count padding"));
+      uint64_t pairs = 0;
+      for (uint8_t s : site_counts) pairs += s;
+      if (pairs * 16 > block.remaining()) return block.truncated("value data pairs");
+      kind_sites_begin[kind] = sites_.size();
+      sites_.insert(sites_.end(), site_counts.begin(), site_counts.end());
+      kind_sites_end[kind] = sites_.size();
+      PROFKIT_TRY_ASSIGN(Bytes pair_bytes, block.read_bytes(pairs * 16, "value data pairs"));
+      const size_t first_value = values_.size();
+      values_.resize(first_value + pairs);
+      ValueData* out = values_.data() + first_value;
+      for (uint64_t p = 0; p < pairs; ++p) {
+        uint64_t value = load_le<uint64_t>(pair_bytes.data() + 16 * p);
+        uint64_t count = load_le<uint64_t>(pair_bytes.data() + 16 * p + 8);
+        if (swap) value = byteswap_int(value), count = byteswap_int(count);
+        out[p] = ValueData{remap(kind, value), count};
+      }
+    }
+    for (size_t k = 0; k < kNumValueKinds; ++k)
+      fn.site_sizes[k] = std::span<const uint8_t>(sites_.data() + kind_sites_begin[k],
+                                                  kind_sites_end[k] - kind_sites_begin[k]);
+    fn.values = values_;
+    return {};
+  };
+
+  // Images of one program's runs share their data records: the layout check below lets a
+  // sink add such an image's counters as one array (docs/irpgo-merge.md, "Bulk images").
+  RawImage shape;
+  shape.num_data = num_records;
+  const uint64_t moved_at = function_ptr_at;  // FunctionPointer, then Values: 16 bytes ASLR moves
+  if (is64 && !swap && !byte_coverage && !temporal && correlation_ == nullptr &&
+      num_records > 0 && num_records <= std::numeric_limits<uint32_t>::max()) {
+    // BitmapDelta is an address difference that ASLR moves when there is no bitmap.
+    const uint64_t words[] = {version_word,
+                              h.num_data,
+                              h.num_counters,
+                              h.num_bitmap_bytes,
+                              h.counters_delta,
+                              h.num_bitmap_bytes != 0 ? h.bitmap_delta : 0,
+                              names_.fingerprint,
+                              h.value_kind_last};
+    const uint8_t* recs = image.data() + data_off;
+    bool same = layout_id_ != 0 && layout_records_.size() == data_bytes &&
+                std::equal(std::begin(words), std::end(words), layout_words_.begin(),
+                           layout_words_.end());
+    if (same) {
+      // Word by word, the two moved words masked out (they are zero in the copy).
+      auto differs = [&]<uint64_t kWords>() {
+        uint64_t keep[kWords];
+        for (uint64_t w = 0; w < kWords; ++w)
+          keep[w] = w * 8 == moved_at || w * 8 == moved_at + 8 ? 0 : ~uint64_t{0};
+        uint64_t diff = 0;
+        const uint8_t* a = recs;
+        const uint8_t* b = layout_records_.data();
+        for (uint64_t r = 0; r < num_records; ++r, a += kWords * 8, b += kWords * 8)
+          for (uint64_t w = 0; w < kWords; ++w)
+            diff |= (load_le<uint64_t>(a + 8 * w) & keep[w]) ^ load_le<uint64_t>(b + 8 * w);
+        return diff != 0;
+      };
+      same = record_size == 64 ? !differs.template operator()<8>()
+                               : !differs.template operator()<6>();
+    }
+    if (!same) {
+      static std::atomic<uint64_t> next_layout{1};
+      layout_id_ = next_layout.fetch_add(1, std::memory_order_relaxed);
+      layout_checked_ = false;
+      layout_words_.assign(std::begin(words), std::end(words));
+      layout_records_.assign(recs, recs + data_bytes);
+      layout_sited_.clear();
+      for (uint64_t i = 0; i < num_records; ++i) {
+        std::memset(layout_records_.data() + i * record_size + moved_at, 0, 16);
+        const DataRecord d = record_at(i);
+        if (d.num_sites[0] | d.num_sites[1] | d.num_sites[2])
+          layout_sited_.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    shape.layout = layout_id_;
+    shape.checked = layout_checked_;
+    shape.counters = image.subspan(cnt_off, counter_bytes);
+    shape.bitmap = image.subspan(bitmap_off, h.num_bitmap_bytes);
+  }
+
+  if (sink.on_image(shape)) {
+    // Bulk: the records were checked when this layout was first read whole.
+    const size_t num_sited = layout_sited_.size();
+    for (size_t at = 0; at < num_sited; ++at) {
+      const uint32_t i = layout_sited_[at];
+      const DataRecord d = record_at(i);
+      RawFunction fn;
+      fn.name_ref = d.name_ref;
+      fn.hash = d.hash;
+      fn.name_fn = &RawReader::lookup_name;
+      fn.name_ctx = &names_;
+      fn.ordinal = i;
+      fn.values_only = true;
+      for (size_t a = 0; a < 3; ++a) {
+        const size_t next = at + (size_t{3} << a);
+        if (next < num_sited) fn.ahead[a] = layout_sited_[next];
+      }
+      PROFKIT_TRY(read_values(fn));
+      PROFKIT_TRY(sink.on_function(fn));
+    }
+    sink.on_bulk_image(shape);
+    return image_start + values_off + values.position();
+  }
+
   const uint64_t counters_end = counter_bytes;  // relative to cnt_off
   for (uint64_t i = 0; i < num_records; ++i) {
     const DataRecord d = record_at(i);
@@ -421,6 +559,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     fn.hash = d.hash;
     fn.name_fn = &RawReader::lookup_name;
     fn.name_ctx = &names_;
+    fn.ordinal = static_cast<uint32_t>(i);
 
     // Counters (docs/formats/irpgo.md 1.8 / 1.9).
     // CounterPtr minus CountersDelta is the offset in the counter section; the delta shrinks
@@ -446,6 +585,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
       cp += counter_size;
       --n;
     }
+    fn.counter_at = static_cast<uint64_t>(cp - (image.data() + cnt_off)) / counter_size;
     if (!byte_coverage && !swap && reinterpret_cast<uintptr_t>(cp) % alignof(uint64_t) == 0) {
       // The file's own counters, in place (the common case: no copy per record).
       fn.counts = std::span<const uint64_t>(reinterpret_cast<const uint64_t*>(cp), n);
@@ -470,64 +610,14 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
                           "bitmap pointer gives offset " + std::to_string(bm_rel) +
                               ", outside the bitmap section");
       const uint8_t* bp = image.data() + bitmap_off + static_cast<uint64_t>(bm_rel);
+      fn.bitmap_at = static_cast<uint64_t>(bm_rel);
       fn.bitmap = std::span<const uint8_t>(bp, d.num_bitmap_bytes);
     }
 
-    // Value data (docs/formats/irpgo.md 1.12).
-    sites_.clear();
-    values_.clear();
-    if (d.num_sites[0] | d.num_sites[1] | d.num_sites[2]) {
-      if (!address_map_built) build_address_map();
-      const uint64_t block_at = values.offset();
-      PROFKIT_TRY_ASSIGN(const uint32_t total, values.read<uint32_t>("value data TotalSize"));
-      PROFKIT_TRY_ASSIGN(const uint32_t num_kinds, values.read<uint32_t>("NumValueKinds"));
-      if (total % 8 != 0 || total < 8)
-        return make_error(ErrorCode::malformed, block_at,
-                          "value data TotalSize " + std::to_string(total) +
-                              " is not a positive multiple of 8");
-      if (num_kinds > max_kind + 1)
-        return make_error(ErrorCode::malformed, block_at + 4,
-                          "NumValueKinds " + std::to_string(num_kinds) + " is more than " +
-                              std::to_string(max_kind + 1));
-      PROFKIT_TRY_ASSIGN(Cursor block, values.take(total - 8, "value data block"));
-      size_t kind_sites_begin[kNumValueKinds + 1] = {};
-      size_t kind_sites_end[kNumValueKinds] = {};
-      int64_t last_kind = -1;
-      for (uint32_t k = 0; k < num_kinds; ++k) {
-        const uint64_t rec_at = block.offset();
-        PROFKIT_TRY_ASSIGN(const uint32_t kind, block.read<uint32_t>("value kind"));
-        PROFKIT_TRY_ASSIGN(const uint32_t nsites, block.read<uint32_t>("NumValueSites"));
-        if (kind > max_kind || static_cast<int64_t>(kind) <= last_kind)
-          return make_error(ErrorCode::malformed, rec_at,
-                            "value kind " + std::to_string(kind) +
-                                " is invalid or out of ascending order");
-        last_kind = kind;
-        PROFKIT_TRY_ASSIGN(Bytes site_counts, block.read_bytes(nsites, "value site counts"));
-        PROFKIT_TRY(block.skip(pad8(8 + uint64_t{nsites}), "value site count padding"));
-        uint64_t pairs = 0;
-        for (uint8_t s : site_counts) pairs += s;
-        if (pairs * 16 > block.remaining()) return block.truncated("value data pairs");
-        kind_sites_begin[kind] = sites_.size();
-        sites_.insert(sites_.end(), site_counts.begin(), site_counts.end());
-        kind_sites_end[kind] = sites_.size();
-        PROFKIT_TRY_ASSIGN(Bytes pair_bytes, block.read_bytes(pairs * 16, "value data pairs"));
-        const size_t first_value = values_.size();
-        values_.resize(first_value + pairs);
-        ValueData* out = values_.data() + first_value;
-        for (uint64_t p = 0; p < pairs; ++p) {
-          uint64_t value = load_le<uint64_t>(pair_bytes.data() + 16 * p);
-          uint64_t count = load_le<uint64_t>(pair_bytes.data() + 16 * p + 8);
-          if (swap) value = byteswap_int(value), count = byteswap_int(count);
-          out[p] = ValueData{remap(kind, value), count};
-        }
-      }
-      for (size_t k = 0; k < kNumValueKinds; ++k)
-        fn.site_sizes[k] = std::span<const uint8_t>(sites_.data() + kind_sites_begin[k],
-                                                    kind_sites_end[k] - kind_sites_begin[k]);
-      fn.values = values_;
-    }
+    if (d.num_sites[0] | d.num_sites[1] | d.num_sites[2]) PROFKIT_TRY(read_values(fn));
     PROFKIT_TRY(sink.on_function(fn));
   }
+  layout_checked_ = shape.layout != 0;
   return image_start + values_off + values.position();
 }
 

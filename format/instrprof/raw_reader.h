@@ -54,14 +54,45 @@ struct RawFunction {
   std::array<std::span<const uint8_t>, kNumValueKinds> site_sizes;
   // All pairs, kind 0 sites first, then kind 1, kind 2; values already remapped to NameRefs.
   std::span<const ValueData> values;
+  // Where the record sits in its image: its index among the data records, its first
+  // counter's index in the counter section and its bitmap's offset in the bitmap section.
+  uint32_t ordinal = 0;
+  uint64_t counter_at = 0;
+  uint64_t bitmap_at = 0;
+  // Set in an image taken in bulk (RawSink::on_image): counts and bitmap are empty and only
+  // records with value data are passed.
+  bool values_only = false;
+  // In an image taken in bulk: the ordinals of the records with value data that follow this
+  // one, 3, 6 and 12 places on (UINT32_MAX past the last), for prefetching.
+  uint32_t ahead[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+};
+
+// One image as RawSink::on_image sees it.
+struct RawImage {
+  uint64_t num_data = 0;
+  // Nonzero when the image may be taken in bulk. Images a RawReader gives the same id have
+  // equal data records apart from the addresses ASLR moves (so the same keys, counter and
+  // bitmap positions, and value sites), the same names and no byte-coverage or temporal
+  // counters. Ids are unique in the process.
+  uint64_t layout = 0;
+  // True when an earlier image with this layout was read whole without an error (its
+  // records were checked); only then may a sink take the image in bulk.
+  bool checked = false;
+  // The counter section (u64 counters in host order, possibly unaligned) and the bitmap
+  // section; valid until read() returns.
+  Bytes counters;
+  Bytes bitmap;
 };
 
 class RawSink {
  public:
   virtual ~RawSink() = default;
   virtual Expected<void> on_function(const RawFunction& function) = 0;
-  // Called at the start of each image with its number of data records (a capacity hint).
-  virtual void on_image(uint64_t /*num_data*/) {}
+  // Called at the start of each image's records. Returning true (only allowed when
+  // image.layout is nonzero) takes its counters and bitmap in bulk: on_function then sees
+  // only the records with value data (values_only), and on_bulk_image follows the last one.
+  virtual bool on_image(const RawImage& /*image*/) { return false; }
+  virtual void on_bulk_image(const RawImage& /*image*/) {}
   // Called once per image before its functions: the image's name-table names with their
   // NameRefs (MD5), and a fingerprint of the names section (equal sections give equal
   // fingerprints).
@@ -125,6 +156,14 @@ class RawReader {
   std::vector<uint64_t> address_refs_;
   std::vector<std::pair<uint64_t, uint64_t>> address_keys_;
   uint64_t address_bias_ = 0;  // current image's addresses minus address_to_ref_'s
+  // The layout of the last image that could be taken in bulk (RawImage::layout): its header
+  // words, its data records (with the address fields zeroed) and the records with value
+  // sites.
+  uint64_t layout_id_ = 0;
+  bool layout_checked_ = false;
+  std::vector<uint64_t> layout_words_;
+  std::vector<uint8_t> layout_records_;
+  std::vector<uint32_t> layout_sited_;
 };
 
 // Decodes a whole raw profile into a Profile (records in storage order). extra_names holds
