@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Heap profiler runtime benchmark: five allocation-heavy workloads (key-value store, tree
-# builder, string processing, producer/consumer threads, a deep-recursion parser) and a
+# Heap profiler runtime benchmark: seven allocation-heavy workloads (key-value store, tree
+# builder, string processing, producer/consumer threads, a deep-recursion parser, a thread
+# pool, threads sharing containers) and a
 # per-operation benchmark (pairs.cpp: malloc, cross-thread free, blocks passed between
 # threads) and a Google Benchmark hot loop (alloc_bench.cc: malloc/free pairs by call depth), each compiled ONCE with
 # clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile and linked three ways:
@@ -10,7 +11,12 @@
 # and, for allocation-only mode, the plain binary under `profkit run` and `heaptrack`.
 # Wall time: hyperfine (RUNS runs, side by side in one run); peak RSS: /usr/bin/time -v.
 # Prints a markdown table. Timings are never a test: this only reports.
-# Environment: BUILD (default build), WORK (default $BUILD/bench-work/runtime), RUNS (3).
+# Environment: BUILD (default build), WORK (default $BUILD/bench-work/runtime), RUNS (3),
+# ROUNDS (1): the whole table is measured ROUNDS times over and each cell is the median over
+# rounds (ratios: the median of the rounds' ratios, their range in brackets), then the
+# geometric mean of the ratios; LOAD=1: a busy loop keeps one CPU busy during the table
+# (a competing job); WORKLOADS: the table's rows (default all; set, it skips the sections
+# after the table).
 # Then sample.sh measures sampled profiles (its own environment: SEEDS, INTERVAL).
 set -euo pipefail
 
@@ -19,13 +25,17 @@ root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$root/build}
 WORK=${WORK:-$BUILD/bench-work/runtime}
 RUNS=${RUNS:-3}
+ROUNDS=${ROUNDS:-1}
+LOAD=${LOAD:-0}
+all_workloads="kvstore tree strings prodcons recursive threadpool shared"
+WORKLOADS=${WORKLOADS:-$all_workloads}
 LIB=$BUILD/lib
 PROFKIT=$BUILD/bin/profkit
 mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
-for w in kvstore tree strings prodcons recursive pairs alloc_bench; do
+for w in $all_workloads pairs alloc_bench; do
   src="$here/$w.cpp" libs="-lpthread"
   [ "$w" = alloc_bench ] && src="$here/$w.cc" libs="-lbenchmark -lpthread"  # Google Benchmark
   if [ ! -x "$w.profkit" ]; then
@@ -42,37 +52,83 @@ rss() {  # peak RSS in MiB of one run of "$@"
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 echo
+busy=""
+if [ "$LOAD" = 1 ]; then
+  sh -c 'while :; do :; done' &
+  busy=$!
+  trap 'kill "$busy" 2>/dev/null' EXIT
+fi
+echo "load average before the table: $(cut -d' ' -f1-3 /proc/loadavg); ROUNDS=$ROUNDS RUNS=$RUNS LOAD=$LOAD"
+echo
+rm -f rounds.txt rss.txt.new
+for round in $(seq "$ROUNDS"); do
+  for w in $WORKLOADS; do
+    rm -rf raw && mkdir raw
+    # recursive.cpp's contexts are hundreds of frames deep: profile them whole.
+    deep="" run_opts=""
+    [ "$w" = recursive ] && deep=":malloc_context_size=255" run_opts="--options=malloc_context_size=255"
+    hyperfine -N -r "$RUNS" --export-json "$w.json" \
+      -n plain "./$w.plain" \
+      -n crt "env MEMPROF_OPTIONS=log_path=raw/crt$deep ./$w.crt" \
+      -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk$deep ./$w.profkit" \
+      -n run "$PROFKIT run $run_opts --output raw/run.raw -- ./$w.plain" \
+      -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
+    # One line per workload and round: wall medians, then mean user+system times.
+    python3 -c "
+import json
+res = json.load(open('$w.json'))['results']
+r = {x['command']: x['median'] for x in res}
+c = {x['command']: x['user'] + x['system'] for x in res}
+n = ['plain', 'crt', 'profkit', 'run', 'heaptrack']
+print('$w', *[r[k] for k in n], *[c[k] for k in n])" >>rounds.txt
+    if [ "$round" = 1 ]; then
+      echo "$w $(rss "./$w.plain") $(MEMPROF_OPTIONS=log_path=raw/crt2$deep rss "./$w.crt")" \
+        "$(MEMPROF_OPTIONS=log_path=raw/pk2$deep rss "./$w.profkit")" >>rss.txt.new
+    fi
+  done
+done
+mv rss.txt.new rss.txt
+[ -n "$busy" ] && kill "$busy" && trap - EXIT
+echo "load average after the table: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
 # The CPU ratios use hyperfine's mean user+system time: on a shared, loaded machine wall time
 # also counts waiting for a CPU, CPU time does not.
 echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | CPU ratio | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for w in kvstore tree strings prodcons recursive; do
-  rm -rf raw && mkdir raw
-  # recursive.cpp's contexts are hundreds of frames deep: profile them whole.
-  deep="" run_opts=""
-  [ "$w" = recursive ] && deep=":malloc_context_size=255" run_opts="--options=malloc_context_size=255"
-  hyperfine -N -r "$RUNS" --export-json "$w.json" \
-    -n plain "./$w.plain" \
-    -n crt "env MEMPROF_OPTIONS=log_path=raw/crt$deep ./$w.crt" \
-    -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk$deep ./$w.profkit" \
-    -n run "$PROFKIT run $run_opts --output raw/run.raw -- ./$w.plain" \
-    -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
-  read -r plain crt pk run ht cplain ccrt cpk crun cht < <(python3 -c "
-import json,sys
-res=json.load(open('$w.json'))['results']
-r={x['command']:x['median'] for x in res}
-c={x['command']:x['user']+x['system'] for x in res}
-n=['plain','crt','profkit','run','heaptrack']
-print(*[r[k] for k in n],*[c[k] for k in n])")
-  rss_plain=$(rss "./$w.plain")
-  rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2$deep rss "./$w.crt")
-  rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2$deep rss "./$w.profkit")
-  python3 -c "
-p,c,k,r,h=$plain,$crt,$pk,$run,$ht
-cp,cc,ck,cr,ch=$cplain,$ccrt,$cpk,$crun,$cht
-ratio=lambda a,b,base: (a-base)/(b-base) if b>base else float('nan')
-print('| $w | %.3f | %.3f | %.3f | %.2f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f | %.2f |' % (p,c,k,ratio(k,c,p),ratio(ck,cc,cp),r,h,ratio(r,h,p),ratio(cr,ch,cp)))"
-done
+python3 - "$WORKLOADS" <<'PY'
+import math, statistics, sys
+rows = {}
+for line in open('rounds.txt'):
+    f = line.split()
+    rows.setdefault(f[0], []).append([float(x) for x in f[1:]])
+rss = {l.split()[0]: l.split()[1:] for l in open('rss.txt')}
+def ratio(a, b, base):
+    return (a - base) / (b - base) if b > base else float('nan')
+def cell(values):  # median of the rounds' ratios, their range in brackets
+    v = sorted(x for x in values if not math.isnan(x))
+    if not v:
+        return 'n/a', float('nan')
+    m = statistics.median(v)
+    return ('%.2f [%.2f-%.2f]' % (m, v[0], v[-1]) if len(v) > 1 else '%.2f' % m), m
+means = {k: [] for k in ('wall', 'cpu', 'run', 'runcpu')}
+for w in sys.argv[1].split():
+    rs = rows[w]
+    med = [statistics.median(r[i] for r in rs) for i in range(10)]
+    cells = []
+    for key, (a, b, base) in (('wall', (2, 1, 0)), ('cpu', (7, 6, 5)), ('run', (3, 4, 0)), ('runcpu', (8, 9, 5))):
+        text, m = cell([ratio(r[a], r[b], r[base]) for r in rs])
+        cells.append(text)
+        means[key].append(m)
+    p, c, k, run, ht = med[:5]
+    print('| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |' % (
+        w, p, c, k, cells[0], cells[1], *rss[w], run, ht, cells[2], cells[3]))
+# A ratio at or below zero (profkit no slower than plain) counts as 0.01 in the mean.
+gm = lambda v: math.exp(statistics.fmean(math.log(max(x, 0.01)) for x in v if not math.isnan(x)))
+print()
+print('geometric mean of the ratios over %d workloads: overhead %.2f, CPU %.2f; alloc-only %.2f, CPU %.2f'
+      % (len(means['wall']), gm(means['wall']), gm(means['cpu']), gm(means['run']), gm(means['runcpu'])))
+PY
+[ "$WORKLOADS" != "$all_workloads" ] && exit 0
 
 # Per-operation costs (pairs.cpp): an allocation, a cross-thread free, and a block passed
 # between two threads through a lock-free ring with no program lock (the producer/consumer
