@@ -7,6 +7,9 @@
 #   plain    the same source without instrumentation (baseline)
 #   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
 #   profkit  instrumented objects + build/lib/libprofkit_memprof.so
+#   floor    instrumented objects + floor_rt.c (the shadow and nothing else): what the
+#            inline shadow updates cost under any runtime; "own cost" = (profkit - floor) /
+#            (compiler-rt - floor) is the runtime's share above it
 # and, for allocation-only mode, the plain binary under `profkit run` and `heaptrack`.
 # Wall time: hyperfine (RUNS runs, side by side in one run); peak RSS: /usr/bin/time -v.
 # Prints a markdown table. Timings are never a test: this only reports.
@@ -25,14 +28,16 @@ mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
+clang-22 -O2 -fPIC -shared "$here/floor_rt.c" -o libfloor_rt.so
 for w in kvstore tree strings prodcons recursive pairs alloc_bench; do
   src="$here/$w.cpp" libs="-lpthread"
   [ "$w" = alloc_bench ] && src="$here/$w.cc" libs="-lbenchmark -lpthread"  # Google Benchmark
-  if [ ! -x "$w.profkit" ]; then
+  if [ ! -x "$w.floor" ]; then
     clang++-22 $flags "$src" -o "$w.plain" $libs
     clang++-22 $flags -fmemory-profile -c "$src" -o "$w.o"
     clang++-22 -fmemory-profile "$w.o" -o "$w.crt" $libs
     clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" $libs
+    clang++-22 "$w.o" -o "$w.floor" "$WORK/libfloor_rt.so" -Wl,-rpath,"$WORK" $libs
   fi
 done
 
@@ -44,8 +49,8 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo
 # The CPU ratios use hyperfine's mean user+system time: on a shared, loaded machine wall time
 # also counts waiting for a CPU, CPU time does not.
-echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | CPU ratio | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| workload | plain s | floor s | compiler-rt s | profkit s | overhead ratio profkit/crt | own-cost ratio | CPU ratio | CPU own-cost | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for w in kvstore tree strings prodcons recursive; do
   rm -rf raw && mkdir raw
   # recursive.cpp's contexts are hundreds of frames deep: profile them whole.
@@ -53,25 +58,26 @@ for w in kvstore tree strings prodcons recursive; do
   [ "$w" = recursive ] && deep=":malloc_context_size=255" run_opts="--options=malloc_context_size=255"
   hyperfine -N -r "$RUNS" --export-json "$w.json" \
     -n plain "./$w.plain" \
+    -n floor "./$w.floor" \
     -n crt "env MEMPROF_OPTIONS=log_path=raw/crt$deep ./$w.crt" \
     -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk$deep ./$w.profkit" \
     -n run "$PROFKIT run $run_opts --output raw/run.raw -- ./$w.plain" \
     -n heaptrack "heaptrack -o raw/ht ./$w.plain" >/dev/null 2>&1
-  read -r plain crt pk run ht cplain ccrt cpk crun cht < <(python3 -c "
+  read -r plain crt pk run ht floor cplain ccrt cpk crun cht cfloor < <(python3 -c "
 import json,sys
 res=json.load(open('$w.json'))['results']
 r={x['command']:x['median'] for x in res}
 c={x['command']:x['user']+x['system'] for x in res}
-n=['plain','crt','profkit','run','heaptrack']
+n=['plain','crt','profkit','run','heaptrack','floor']
 print(*[r[k] for k in n],*[c[k] for k in n])")
   rss_plain=$(rss "./$w.plain")
   rss_crt=$(MEMPROF_OPTIONS=log_path=raw/crt2$deep rss "./$w.crt")
   rss_pk=$(MEMPROF_OPTIONS=log_path=raw/pk2$deep rss "./$w.profkit")
   python3 -c "
-p,c,k,r,h=$plain,$crt,$pk,$run,$ht
-cp,cc,ck,cr,ch=$cplain,$ccrt,$cpk,$crun,$cht
+p,c,k,r,h,f=$plain,$crt,$pk,$run,$ht,$floor
+cp,cc,ck,cr,ch,cf=$cplain,$ccrt,$cpk,$crun,$cht,$cfloor
 ratio=lambda a,b,base: (a-base)/(b-base) if b>base else float('nan')
-print('| $w | %.3f | %.3f | %.3f | %.2f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f | %.2f |' % (p,c,k,ratio(k,c,p),ratio(ck,cc,cp),r,h,ratio(r,h,p),ratio(cr,ch,cp)))"
+print('| $w | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | $rss_plain | $rss_crt | $rss_pk | %.3f | %.3f | %.2f | %.2f |' % (p,f,c,k,ratio(k,c,p),ratio(k,c,f),ratio(ck,cc,cp),ratio(ck,cc,cf),r,h,ratio(r,h,p),ratio(cr,ch,cp)))"
 done
 
 # Per-operation costs (pairs.cpp): an allocation, a cross-thread free, and a block passed
