@@ -15,8 +15,12 @@
 # peak RSS: /usr/bin/time -v. Prints a markdown table; timings are never a test.
 # Ratios: overhead = (profkit - plain) / (crt - plain); own cost = (profkit - floor) /
 # (crt - floor); alloc-only = (profkit run - plain) / (heaptrack - plain).
+# Then ROUNDS interleaved rounds (plain, floor, crt, profkit once each per round, CPU time
+# from /usr/bin/time): medians that a load changing during the hyperfine runs (which run
+# each command RUNS times in a row) does not bias.
 # Environment: BUILD (default build), WORK (default $BUILD/bench-work/real), RUNS (5),
-# PROGRAMS (default "lua sqlite"), SQLITE_SIZE (speedtest1 --size, 50), LUA_ROUNDS (2).
+# ROUNDS (5; 0 = none), PROGRAMS (default "lua sqlite"), SQLITE_SIZE (speedtest1 --size,
+# 50), LUA_ROUNDS (2).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,7 @@ third=$root/bench/third_party
 BUILD=${BUILD:-$root/build}
 WORK=${WORK:-$BUILD/bench-work/real}
 RUNS=${RUNS:-5}
+ROUNDS=${ROUNDS:-5}
 PROGRAMS=${PROGRAMS:-lua sqlite}
 SQLITE_SIZE=${SQLITE_SIZE:-50}
 LUA_ROUNDS=${LUA_ROUNDS:-2}
@@ -108,5 +113,30 @@ print('| %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f, %.3f, %.3f, %.3f |
     sys.argv[3], w['run'], w['heaptrack'],
     ratio(w, 'run', 'heaptrack', 'plain'), ratio(c, 'run', 'heaptrack', 'plain')))
 EOF
+done
+
+[ "$ROUNDS" -gt 0 ] || { rm -rf raw; exit 0; }
+echo
+echo "Interleaved: $ROUNDS rounds, median CPU seconds (user+system); load now: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| program | plain | floor | compiler-rt | profkit | overhead ratio | own-cost ratio | own-cost ratio per round, min-max |"
+echo "|---|---|---|---|---|---|---|---|"
+cpu() {  # user+system seconds of one run of "$@"
+  /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'
+}
+for p in $PROGRAMS; do
+  a=$(args "$p")
+  for r in $(seq "$ROUNDS"); do
+    echo "$(cpu ./$p.plain $a) $(cpu ./$p.floor $a)" \
+      "$(MEMPROF_OPTIONS=log_path=raw/crt3 cpu ./$p.crt $a)" \
+      "$(MEMPROF_OPTIONS=log_path=raw/pk3 cpu ./$p.profkit $a)"
+    rm -f raw/*3.*
+  done | python3 -c "
+import statistics, sys
+rows = [[float(x) for x in l.split()] for l in sys.stdin]
+m = [statistics.median(r[i] for r in rows) for i in range(4)]
+own = [(r[3] - r[1]) / (r[2] - r[1]) for r in rows if r[2] > r[1]]
+print('| $p | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f-%.2f |' % (*m, (m[3] - m[0]) / (m[2] - m[0]),
+      (m[3] - m[1]) / (m[2] - m[1]), min(own), max(own)))"
 done
 rm -rf raw
