@@ -118,10 +118,14 @@ TEST(Heap, DetachedBlocksFindTheirHeaders) {
   EXPECT_EQ(users.size(), static_cast<size_t>(kBlocks));
   uintptr_t previous = 0;
   for (uintptr_t u : users) {
-    if (previous != 0) EXPECT_GE(u - previous, heap_stride(cls));
+    if (previous != 0) {
+      EXPECT_GE(u - previous, heap_stride(cls));
+    }
     previous = u;
     const auto h = headers.lower_bound(u);
-    if (h != headers.end()) EXPECT_GE(*h, u + heap_stride(cls));
+    if (h != headers.end()) {
+      EXPECT_GE(*h, u + heap_stride(cls));
+    }
   }
   LockedState s;
   for (ChunkHeader* b : taken) heap_give(s.state->heap[cls], b);
