@@ -60,9 +60,14 @@ uintptr_t g_detached_cursor = 0;
 
 // A detached span (g_span_lock held), its descriptor written; 0 when no memory is left.
 uintptr_t new_detached_span(uint32_t cls) {
+  static bool unavailable = false;  // tried once; the caller then uses the inline classes
   if (g_detached_size.load(std::memory_order_relaxed) == 0) {
+    if (unavailable) return 0;
     void* fresh = os_map_noreserve(kDetachedRegion + kDetachedSpan);
-    if (fresh == nullptr) return 0;
+    if (fresh == nullptr) {
+      unavailable = true;
+      return 0;
+    }
     const uintptr_t begin = (reinterpret_cast<uintptr_t>(fresh) + kDetachedSpan - 1) & ~(kDetachedSpan - 1);
     g_detached_cursor = begin;
     g_detached_begin.store(begin, std::memory_order_relaxed);
