@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench bench-pgo clean install package
+.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench bench-pgo bench-runtime-real clean install package
 
 all: build
 
@@ -76,6 +76,11 @@ bench: build
 # Only the PGO benchmark (bench/pgo: IR PGO vs sample PGO on Lua and bzip2, ~15 minutes).
 bench-pgo: build
 	@bash bench/pgo/run.sh
+
+# Only the heap profiler runtime on real programs (bench/runtime/real.sh: Lua and SQLite
+# built plain, floor, compiler-rt and profkit; RUNS, default 5; ~15 minutes).
+bench-runtime-real: build
+	@bash bench/runtime/real.sh
 
 # Installs into PREFIX (default /usr/local): bin/profkit, lib/libprofkit_memprof.*, man pages.
 PREFIX ?= /usr/local

@@ -210,17 +210,21 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   RuntimeScope scope;
   ThreadState* state = current_thread_state();
   if (state == nullptr) return nullptr;
-  const uint32_t cls = heap_class_of(size + sizeof(ChunkHeader));
+  uint32_t cls = heap_class_for(size, !g_sampling);
   const uint32_t context_id = capture_stack(caller_return, caller_frame);
   const uint32_t cpu = current_cpu();
   const uint32_t timestamp = now_ms();
   state->lock.lock();
   ChunkHeader* header = heap_take(state, cls);
+  if (PROFKIT_RT_UNLIKELY(header == nullptr) && cls >= kHeapClasses) {
+    cls = heap_class_of(size + sizeof(ChunkHeader));  // no detached region (ulimit -v)
+    header = heap_take(state, cls);
+  }
   if (PROFKIT_RT_UNLIKELY(header == nullptr)) {
     state->lock.unlock();
     return nullptr;
   }
-  const uintptr_t user = reinterpret_cast<uintptr_t>(header + 1);
+  const uintptr_t user = heap_user_of(header, cls);
   header->size = size;
   header->context_id = context_id;
   header->cpu = header_cpu(cpu, g.fork_generation);

@@ -37,9 +37,52 @@ constexpr size_t kMaxSpans = size_t{1} << 22;  // 4M spans: at least 256 GiB of 
 SpanInfo* g_spans = nullptr;
 std::atomic<size_t> g_span_count{0};
 
-inline size_t span_bytes(uint32_t cls) { return heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10; }
-// The header of a span's first slot (the layout above).
-inline uintptr_t first_slot(uintptr_t span) { return span + kChunkAlignment - sizeof(ChunkHeader); }
+inline size_t span_bytes(uint32_t cls) {
+  return cls >= kHeapClasses ? kDetachedSpan : heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10;
+}
+// The header of a span's first slot (the layout above, or a detached span's header array).
+inline uintptr_t first_slot(uintptr_t span, uint32_t cls) {
+  return cls >= kHeapClasses ? span + kDetachedHeaders : span + kChunkAlignment - sizeof(ChunkHeader);
+}
+// From one header to the next: a slot, or a detached span's next header.
+inline uint64_t header_step(uint32_t cls) {
+  return cls >= kHeapClasses ? sizeof(ChunkHeader) : heap_stride(cls);
+}
+// The end of a span's headers (inline classes: of its carvable slots).
+inline uintptr_t headers_end(uintptr_t span, uint32_t cls) {
+  if (cls < kHeapClasses) return span + span_bytes(cls);
+  return span + kDetachedHeaders + reinterpret_cast<const DetachedSpan*>(span)->count * sizeof(ChunkHeader);
+}
+
+// Detached spans: one reservation, carved in order (docs/runtime.md, "Peak memory").
+constexpr size_t kDetachedRegion = size_t{64} << 30;
+uintptr_t g_detached_cursor = 0;
+
+// A detached span (g_span_lock held), its descriptor written; 0 when no memory is left.
+uintptr_t new_detached_span(uint32_t cls) {
+  static bool unavailable = false;  // tried once; the caller then uses the inline classes
+  if (g_detached_size.load(std::memory_order_relaxed) == 0) {
+    if (unavailable) return 0;
+    void* fresh = os_map_noreserve(kDetachedRegion + kDetachedSpan);
+    if (fresh == nullptr) {
+      unavailable = true;
+      return 0;
+    }
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(fresh) + kDetachedSpan - 1) & ~(kDetachedSpan - 1);
+    g_detached_cursor = begin;
+    g_detached_begin.store(begin, std::memory_order_relaxed);
+    g_detached_size.store(kDetachedRegion, std::memory_order_release);
+  }
+  const uintptr_t end = g_detached_begin.load(std::memory_order_relaxed) + kDetachedRegion;
+  if (end - g_detached_cursor < kDetachedSpan) return 0;
+  const uintptr_t span = g_detached_cursor;
+  g_detached_cursor += kDetachedSpan;
+  auto* d = reinterpret_cast<DetachedSpan*>(span);
+  d->stride = static_cast<uint32_t>(heap_stride(cls));
+  d->count = static_cast<uint32_t>((kDetachedSpan - kDetachedHeaders) / (d->stride + sizeof(ChunkHeader)));
+  d->first = static_cast<uint32_t>(kDetachedSpan - uint64_t{d->count} * d->stride);
+  return span;
+}
 
 // A fresh span of `cls` for thread state `owner`, or 0 when no memory is left.
 uintptr_t new_span(uint32_t cls, uint32_t owner) {
@@ -50,6 +93,15 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
   if (g_spans == nullptr || count == kMaxSpans) {
     g_span_lock.unlock();
     return 0;
+  }
+  if (cls >= kHeapClasses) {
+    const uintptr_t span = new_detached_span(cls);
+    if (span != 0) {
+      g_spans[count] = SpanInfo{span, cls, owner};
+      g_span_count.store(count + 1, std::memory_order_release);
+    }
+    g_span_lock.unlock();
+    return span;
   }
   if (g_span_end - g_span_cursor < bytes) {
     void* fresh = g_sampling ? sample_reserve_spans(kReservation) : os_map_noreserve(kReservation);
@@ -70,6 +122,9 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
 
 }  // namespace
 
+std::atomic<uintptr_t> g_detached_begin{0};
+std::atomic<uintptr_t> g_detached_size{0};
+
 ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   HeapClass& c = state->heap[cls];
   ChunkHeader* block = c.free;
@@ -84,15 +139,15 @@ ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
     __builtin_prefetch(c.free, 1);
     return block;
   }
-  const uint64_t stride = heap_stride(cls);
-  if (PROFKIT_RT_UNLIKELY(c.bump_end - c.bump < stride)) {
+  const uint64_t step = header_step(cls);
+  if (PROFKIT_RT_UNLIKELY(c.bump_end - c.bump < step)) {
     const uintptr_t span = new_span(cls, state->index);
     if (span == 0) return nullptr;
-    c.bump = first_slot(span);
-    c.bump_end = span + span_bytes(cls);
+    c.bump = first_slot(span, cls);
+    c.bump_end = headers_end(span, cls);
   }
   block = reinterpret_cast<ChunkHeader*>(c.bump);
-  c.bump += stride;
+  c.bump += step;
   return block;
 }
 
@@ -136,7 +191,7 @@ void heap_give_remote_batched(ThreadState* self, uint32_t owner, uint32_t cls,
 }
 
 void heap_flush_remote(ThreadState* self) {
-  for (uint32_t cls = 0; cls < kHeapClasses; ++cls)
+  for (uint32_t cls = 0; cls < kHeapAllClasses; ++cls)
     if (self->remote_out[cls].count != 0) flush_batch(self->remote_out[cls], cls);
 }
 
@@ -145,19 +200,20 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
   uint64_t found = 0;
   for (size_t i = 0; i < count && found < at_most; ++i) {
     const SpanInfo& span = g_spans[i];
-    const uint64_t stride = heap_stride(span.cls);
+    const uint64_t step = header_step(span.cls);
+    const uint64_t capacity = span.cls >= kHeapClasses ? heap_stride(span.cls) : step - sizeof(ChunkHeader);
     const HeapClass& c = thread_state_at(span.owner)->heap[span.cls];
-    const uintptr_t end = span.base + span_bytes(span.cls);
+    const uintptr_t end = headers_end(span.base, span.cls);
     // The owner's current span is carved only up to its bump pointer.
     const uintptr_t carved = c.bump > span.base && c.bump <= end ? c.bump : end;
-    for (uintptr_t at = first_slot(span.base); at + stride <= end && at < carved; at += stride) {
+    for (uintptr_t at = first_slot(span.base, span.cls); at + step <= end && at < carved; at += step) {
       const auto* header = reinterpret_cast<const ChunkHeader*>(at);
       // Live and tracked; the size check guards against a block being freed without a lock
       // (inside the runtime) whose free-list link has replaced its size.
-      if (header->context_id == 0 || header->size > stride - sizeof(ChunkHeader)) continue;
+      if (header->context_id == 0 || header->size > capacity) continue;
       // Inherited at fork: live, so counted towards `at_most`, but the parent reports it.
       if (own_block(header, g.fork_generation))
-        record_block(table, header, at + sizeof(ChunkHeader), dealloc_ts, dealloc_cpu);
+        record_block(table, header, heap_user_of(header, span.cls), dealloc_ts, dealloc_cpu);
       ++found;
     }
   }

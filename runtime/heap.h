@@ -16,9 +16,20 @@ struct ChunkHeader;
 // steps per doubling up to 32 KiB. Larger or over-aligned blocks go to glibc.
 inline constexpr uint32_t kHeapClasses = 36;
 inline constexpr uint64_t kHeapMaxStride = 32768;
+// Detached classes kHeapClasses.. : strides 64..1024 of user bytes only, for blocks whose
+// header does not fit in the slack of their last 64-byte granule (sizes 33-64, 97-128, ...,
+// a multiple of 64 or up to 31 bytes below one). In front of the user pointer, as in the
+// classes above, the header would cost a whole granule more: a 56-byte block took a
+// 128-byte slot (a Lua table), now 64 bytes plus a 32-byte header in an array at the start
+// of its span. Detached spans are kDetachedSpan bytes, aligned to that, in a region of their
+// own, so a user pointer finds its header by its address alone (header_of).
+inline constexpr uint32_t kHeapDetachedClasses = 16;
+inline constexpr uint32_t kHeapAllClasses = kHeapClasses + kHeapDetachedClasses;
+inline constexpr uint64_t kDetachedSpan = 64 << 10;
 
 inline uint64_t heap_stride(uint32_t cls) {
   if (cls < 16) return uint64_t{64} * (cls + 1);
+  if (cls >= kHeapClasses) return uint64_t{64} * (cls - kHeapClasses + 1);
   const uint32_t p = 10 + (cls - 16) / 4;
   return (uint64_t{1} << p) + uint64_t{(cls - 16) % 4 + 1} * (uint64_t{1} << (p - 2));
 }
@@ -112,8 +123,51 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
 void heap_lock_for_fork();
 void heap_unlock_after_fork(bool child);
 
+// The detached spans' region [begin, begin + size), reserved on the first detached span
+// (size 0 until then). A block in it was handed out after the reservation was published
+// (under the span lock), so any thread holding the block sees the region.
+extern std::atomic<uintptr_t> g_detached_begin;
+extern std::atomic<uintptr_t> g_detached_size;
+// A detached span's first 64 bytes; the headers follow, one per slot, then (at `first`,
+// the span's end minus count slots) the slots.
+struct DetachedSpan {
+  uint32_t stride;
+  uint32_t first;
+  uint32_t count;
+};
+inline constexpr uintptr_t kDetachedHeaders = 64;  // offset of the header array
+
+inline bool detached_block(uintptr_t user) {
+  return user - g_detached_begin.load(std::memory_order_relaxed) <
+         g_detached_size.load(std::memory_order_relaxed);
+}
+
 inline ChunkHeader* header_of(const void* p) {
-  return reinterpret_cast<ChunkHeader*>(reinterpret_cast<uintptr_t>(p) - sizeof(ChunkHeader));
+  const uintptr_t user = reinterpret_cast<uintptr_t>(p);
+  if (PROFKIT_RT_UNLIKELY(detached_block(user))) {
+    const uintptr_t span = user & ~(kDetachedSpan - 1);
+    const auto* d = reinterpret_cast<const DetachedSpan*>(span);
+    const uint32_t i = static_cast<uint32_t>(user - span - d->first) / d->stride;
+    return reinterpret_cast<ChunkHeader*>(span + kDetachedHeaders + uint64_t{i} * sizeof(ChunkHeader));
+  }
+  return reinterpret_cast<ChunkHeader*>(user - sizeof(ChunkHeader));
+}
+// The user pointer of a small block of class `cls` from its header.
+inline uintptr_t heap_user_of(const ChunkHeader* header, uint32_t cls) {
+  const uintptr_t h = reinterpret_cast<uintptr_t>(header);
+  if (cls < kHeapClasses) return h + sizeof(ChunkHeader);
+  const uintptr_t span = h & ~(kDetachedSpan - 1);
+  const auto* d = reinterpret_cast<const DetachedSpan*>(span);
+  return span + d->first + (h - span - kDetachedHeaders) / sizeof(ChunkHeader) * d->stride;
+}
+// The class of a small block of `size` user bytes (small_block_fits): the detached class of
+// its rounded size when that slot is smaller than the class with the header in front.
+// `detached` is false under sampling, whose small blocks must lie in the sample range.
+inline uint32_t heap_class_for(uint64_t size, bool detached) {
+  const uint32_t cls = heap_class_of(size + sizeof(ChunkHeader));
+  if (!detached || size > 1024) return cls;
+  const uint64_t rounded = (size + 63) & ~uint64_t{63};
+  return rounded < heap_stride(cls) ? kHeapClasses + static_cast<uint32_t>(rounded / 64) - 1 : cls;
 }
 
 }  // namespace profkit::rt

@@ -77,6 +77,60 @@ TEST(Heap, BlocksAreDistinctAndTheirUserPointersAligned) {
   for (ChunkHeader* b : taken) heap_give(s.state->heap[cls], b);
 }
 
+TEST(HeapClasses, DetachedClassesOnlyWhereTheyTakeLessMemory) {
+  for (uint64_t size = 1; size <= 2048; ++size) {
+    const uint32_t inline_cls = heap_class_of(size + sizeof(ChunkHeader));
+    const uint32_t cls = heap_class_for(size, true);
+    EXPECT_EQ(heap_class_for(size, false), inline_cls) << size;
+    if (cls < kHeapClasses) {
+      EXPECT_EQ(cls, inline_cls) << size;
+      // The header fits in the slack of the block's last granule, or the block is large.
+      EXPECT_TRUE(size > 1024 || (size + 63) / 64 * 64 == heap_stride(cls)) << size;
+      continue;
+    }
+    ASSERT_LT(cls, kHeapAllClasses) << size;
+    EXPECT_GE(heap_stride(cls), size) << size;
+    EXPECT_LT(heap_stride(cls) - size, 64u) << size;
+    EXPECT_LT(heap_stride(cls), heap_stride(inline_cls)) << size;
+  }
+}
+
+// Detached headers: found from the user pointer alone, and given back by heap_user_of;
+// user ranges 64-byte aligned, a whole stride each, and never over a header.
+TEST(Heap, DetachedBlocksFindTheirHeaders) {
+  constexpr int kBlocks = 1500;  // more than one span of 64-byte slots
+  static ChunkHeader* taken[kBlocks];
+  const uint32_t cls = heap_class_for(56, true);
+  ASSERT_GE(cls, kHeapClasses);
+  {
+    LockedState s;
+    for (ChunkHeader*& b : taken) b = heap_take(s.state, cls);
+  }
+  std::set<uintptr_t> users, headers;
+  for (ChunkHeader* b : taken) {
+    ASSERT_NE(b, nullptr);
+    const uintptr_t user = heap_user_of(b, cls);
+    EXPECT_EQ(user % kChunkAlignment, 0u);
+    EXPECT_EQ(header_of(reinterpret_cast<void*>(user)), b);
+    users.insert(user);
+    headers.insert(reinterpret_cast<uintptr_t>(b));
+  }
+  EXPECT_EQ(users.size(), static_cast<size_t>(kBlocks));
+  uintptr_t previous = 0;
+  for (uintptr_t u : users) {
+    if (previous != 0) {
+      EXPECT_GE(u - previous, heap_stride(cls));
+    }
+    previous = u;
+    const auto h = headers.lower_bound(u);
+    if (h != headers.end()) {
+      EXPECT_GE(*h, u + heap_stride(cls));
+    }
+  }
+  LockedState s;
+  for (ChunkHeader* b : taken) heap_give(s.state->heap[cls], b);
+}
+
 TEST(MibTable, FindsOrInsertsByContextIdAndClears) {
   MibTable table;
   bool inserted = false;

@@ -28,9 +28,9 @@ struct ThreadState {
   alignas(64) MibTable mibs;     // freed allocations merged here, by context id
   uintptr_t stack_low = 0, stack_high = 0;  // for frame-pointer walks
   uint64_t allocs = 0, frees = 0;
-  HeapClass heap[kHeapClasses];  // small blocks owned by this state (under `lock`)
-  HeapRemote heap_remote[kHeapClasses];  // small blocks freed by other threads (lock-free)
-  RemoteBatch remote_out[kHeapClasses];  // blocks this thread freed for others (under `lock`)
+  HeapClass heap[kHeapAllClasses];  // small blocks owned by this state (under `lock`)
+  HeapRemote heap_remote[kHeapAllClasses];  // small blocks freed by other threads (lock-free)
+  RemoteBatch remote_out[kHeapAllClasses];  // blocks this thread freed for others (under `lock`)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
   WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
   uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps

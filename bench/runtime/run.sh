@@ -8,6 +8,9 @@
 #   plain    the same source without instrumentation (baseline)
 #   crt      instrumented objects + compiler-rt's runtime (clang -fmemory-profile link)
 #   profkit  instrumented objects + build/lib/libprofkit_memprof.so
+#   floor    instrumented objects + floor_rt.c (the shadow and nothing else): what the
+#            inline shadow updates cost under any runtime; "own cost" = (profkit - floor) /
+#            (compiler-rt - floor) is the runtime's share above it
 # and, for allocation-only mode, the plain binary under `profkit run` and `heaptrack`.
 # Wall time: hyperfine (RUNS runs, side by side in one run); peak RSS: /usr/bin/time -v.
 # Prints a markdown table. Timings are never a test: this only reports.
@@ -35,14 +38,16 @@ mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
+clang-22 -O2 -fPIC -shared "$here/floor_rt.c" -o libfloor_rt.so
 for w in $all_workloads pairs alloc_bench; do
   src="$here/$w.cpp" libs="-lpthread"
   [ "$w" = alloc_bench ] && src="$here/$w.cc" libs="-lbenchmark -lpthread"  # Google Benchmark
-  if [ ! -x "$w.profkit" ]; then
+  if [ ! -x "$w.floor" ]; then
     clang++-22 $flags "$src" -o "$w.plain" $libs
     clang++-22 $flags -fmemory-profile -c "$src" -o "$w.o"
     clang++-22 -fmemory-profile "$w.o" -o "$w.crt" $libs
     clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" $libs
+    clang++-22 "$w.o" -o "$w.floor" "$WORK/libfloor_rt.so" -Wl,-rpath,"$WORK" $libs
   fi
 done
 
@@ -69,6 +74,7 @@ for round in $(seq "$ROUNDS"); do
     [ "$w" = recursive ] && deep=":malloc_context_size=255" run_opts="--options=malloc_context_size=255"
     hyperfine -N -r "$RUNS" --export-json "$w.json" \
       -n plain "./$w.plain" \
+      -n floor "./$w.floor" \
       -n crt "env MEMPROF_OPTIONS=log_path=raw/crt$deep ./$w.crt" \
       -n profkit "env MEMPROF_OPTIONS=log_path=raw/pk$deep ./$w.profkit" \
       -n run "$PROFKIT run $run_opts --output raw/run.raw -- ./$w.plain" \
@@ -79,7 +85,7 @@ import json
 res = json.load(open('$w.json'))['results']
 r = {x['command']: x['median'] for x in res}
 c = {x['command']: x['user'] + x['system'] for x in res}
-n = ['plain', 'crt', 'profkit', 'run', 'heaptrack']
+n = ['plain', 'crt', 'profkit', 'run', 'heaptrack', 'floor']
 print('$w', *[r[k] for k in n], *[c[k] for k in n])" >>rounds.txt
     if [ "$round" = 1 ]; then
       echo "$w $(rss "./$w.plain") $(MEMPROF_OPTIONS=log_path=raw/crt2$deep rss "./$w.crt")" \
@@ -93,8 +99,8 @@ echo "load average after the table: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 # The CPU ratios use hyperfine's mean user+system time: on a shared, loaded machine wall time
 # also counts waiting for a CPU, CPU time does not.
-echo "| workload | plain s | compiler-rt s | profkit s | overhead ratio profkit/crt | CPU ratio | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| workload | plain s | floor s | compiler-rt s | profkit s | overhead ratio profkit/crt | own-cost ratio | CPU ratio | CPU own-cost | RSS plain MiB | RSS crt | RSS profkit | profkit run s | heaptrack s | alloc-only ratio | CPU ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 python3 - "$WORKLOADS" <<'PY'
 import math, statistics, sys
 rows = {}
@@ -110,23 +116,28 @@ def cell(values):  # median of the rounds' ratios, their range in brackets
         return 'n/a', float('nan')
     m = statistics.median(v)
     return ('%.2f [%.2f-%.2f]' % (m, v[0], v[-1]) if len(v) > 1 else '%.2f' % m), m
-means = {k: [] for k in ('wall', 'cpu', 'run', 'runcpu')}
+means = {k: [] for k in ('wall', 'own', 'cpu', 'owncpu', 'run', 'runcpu')}
 for w in sys.argv[1].split():
     rs = rows[w]
-    med = [statistics.median(r[i] for r in rs) for i in range(10)]
+    med = [statistics.median(r[i] for r in rs) for i in range(12)]
     cells = []
-    for key, (a, b, base) in (('wall', (2, 1, 0)), ('cpu', (7, 6, 5)), ('run', (3, 4, 0)), ('runcpu', (8, 9, 5))):
+    # Columns: wall plain crt profkit run heaptrack floor, then CPU in the same order. The
+    # own-cost ratios measure from the floor build instead of plain.
+    for key, (a, b, base) in (('wall', (2, 1, 0)), ('own', (2, 1, 5)), ('cpu', (8, 7, 6)),
+                              ('owncpu', (8, 7, 11)), ('run', (3, 4, 0)), ('runcpu', (9, 10, 6))):
         text, m = cell([ratio(r[a], r[b], r[base]) for r in rs])
         cells.append(text)
         means[key].append(m)
-    p, c, k, run, ht = med[:5]
-    print('| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |' % (
-        w, p, c, k, cells[0], cells[1], *rss[w], run, ht, cells[2], cells[3]))
+    p, c, k, run, ht, fl = med[:6]
+    print('| %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |' % (
+        w, p, fl, c, k, *cells[:4], *rss[w], run, ht, cells[4], cells[5]))
 # A ratio at or below zero (profkit no slower than plain) counts as 0.01 in the mean.
 gm = lambda v: math.exp(statistics.fmean(math.log(max(x, 0.01)) for x in v if not math.isnan(x)))
 print()
-print('geometric mean of the ratios over %d workloads: overhead %.2f, CPU %.2f; alloc-only %.2f, CPU %.2f'
-      % (len(means['wall']), gm(means['wall']), gm(means['cpu']), gm(means['run']), gm(means['runcpu'])))
+print('geometric mean of the ratios over %d workloads: overhead %.2f, own cost %.2f, CPU %.2f, '
+      'CPU own cost %.2f; alloc-only %.2f, CPU %.2f'
+      % (len(means['wall']), gm(means['wall']), gm(means['own']), gm(means['cpu']),
+         gm(means['owncpu']), gm(means['run']), gm(means['runcpu'])))
 PY
 [ "$WORKLOADS" != "$all_workloads" ] && exit 0
 
