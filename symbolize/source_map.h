@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "format/dwarf/line_table.h"
+#include "symbolize/dwarf_line_table.h"
 #include "format/elf/elf_file.h"
 
 namespace profkit::dwarf {

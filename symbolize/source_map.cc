@@ -1,7 +1,7 @@
 // DWARF .debug_info reader for address -> inline frames. Reads only what symbolization
 // needs (unit headers, abbreviations, subroutine DIEs, range lists, names); every other
 // attribute is skipped by its form. All reads are bounded; errors carry file offsets.
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 
 #include <algorithm>
 #include <cstdio>

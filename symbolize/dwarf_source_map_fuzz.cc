@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace profkit;
