@@ -8,6 +8,8 @@
 #include <cstring>
 #include <set>
 
+#include "format/bytes/zlib.h"
+
 namespace profkit::dwarf {
 
 namespace {
@@ -258,11 +260,23 @@ Expected<DwarfSections> DwarfSections::from_elf(const elf::ElfFile& file) {
   for (const auto& w : wants) {
     const elf::SectionHeader* h = file.find_section(w.name);
     if (h == nullptr || h->type == elf::kShtNobits) continue;
-    if ((h->flags & 0x800) != 0)  // SHF_COMPRESSED
-      return make_error(ErrorCode::unsupported_version, h->header_offset,
-                        std::string("expected an uncompressed ") + w.name +
-                            " section (SHF_COMPRESSED is not supported)");
     PROFKIT_TRY_ASSIGN(Bytes b, file.section_data(*h));
+    if ((h->flags & 0x800) != 0) {  // SHF_COMPRESSED: Elf64_Chdr, then the stream
+      Cursor c(b, h->offset, d.swap);
+      PROFKIT_TRY_ASSIGN(uint32_t type, c.read<uint32_t>("compression type"));
+      PROFKIT_TRY(c.skip(4, "reserved"));
+      PROFKIT_TRY_ASSIGN(uint64_t size, c.read<uint64_t>("uncompressed size"));
+      PROFKIT_TRY(c.skip(8, "alignment"));
+      if (type != 1)  // ELFCOMPRESS_ZLIB
+        return make_error(ErrorCode::unsupported_version, h->offset,
+                          std::string("expected zlib compression (1) in ") + w.name + ", got " +
+                              std::to_string(type));
+      PROFKIT_TRY_ASSIGN(std::string plain,
+                         zlib_uncompress(b.subspan(c.position()), size, c.offset()));
+      auto owned = std::make_shared<const std::string>(std::move(plain));
+      d.inflated.push_back(owned);
+      b = as_bytes(*owned);
+    }
     *w.out = Section{b, h->offset};
   }
   return d;
@@ -1111,6 +1125,7 @@ Expected<void> SourceMap::frames(uint64_t address, std::vector<SourceFrame>& out
           f.line = row->line;
           f.column = row->column;
           f.discriminator = row->discriminator;
+          f.has_row = true;
         }
       }
     } else {

@@ -37,9 +37,12 @@ namespace profkit::dwarf {
 struct DwarfSections {
   Section info, abbrev, line, line_str, str, str_offsets, addr, ranges, rnglists, aranges;
   bool swap = false;  // file byte order differs from the host's
+  // The inflated contents of compressed sections (shared: copies point into them too).
+  std::vector<std::shared_ptr<const std::string>> inflated;
 
-  // The .debug_* sections of an ELF file (absent ones stay empty). Compressed
-  // (SHF_COMPRESSED) debug sections are rejected.
+  // The .debug_* sections of an ELF file (absent ones stay empty). Compressed sections
+  // (SHF_COMPRESSED with ELFCOMPRESS_ZLIB, as `-gz` and distributions' debug files write
+  // them) are inflated; their Section::file_offset is then the compressed section's.
   static Expected<DwarfSections> from_elf(const elf::ElfFile& file);
 };
 
@@ -50,6 +53,7 @@ struct SourceFrame {
   uint32_t column = 0;
   uint32_t discriminator = 0;
   uint32_t start_line = 0;     // DW_AT_decl_line of the function (0 when absent)
+  bool has_row = false;        // innermost frame: a line-table row covers the address
   uint32_t unit = 0;           // internal: which unit's line table `file` indexes
 };
 
