@@ -17,7 +17,6 @@
 #include <set>
 #include <unordered_map>
 
-#include "format/elf/elf_file.h"
 #include "symbolize/source_map.h"
 
 namespace profkit::symbolize {
@@ -30,10 +29,9 @@ struct MemProfSymbolizer::Binary {
   // The separate debug file found for a binary without DWARF (see open_debug_file).
   int debug_fd = -1;
   Elf* debug_elf = nullptr;
-  // The DWARF of `elf`, or of `debug_elf` when the binary has none; `sources` stays null
-  // when neither has any (or it cannot be read).
-  dwarf::DwarfSections sections;
-  std::unique_ptr<dwarf::SourceMap> sources;
+  // The DWARF of `elf`, or of `debug_elf` when the binary has none; null when neither has
+  // any (or it cannot be read).
+  std::unique_ptr<dwarf::ElfDwarf> debug_info;
   std::vector<dwarf::SourceFrame> scratch;
   std::vector<uint8_t> build_id;
   struct ExecLoad {
@@ -155,14 +153,9 @@ bool read_dwarf(Binary& b, Elf* elf) {
   size_t size = 0;
   const char* bytes = elf_rawfile(elf, &size);
   if (bytes == nullptr) return false;
-  auto file = elf::ElfFile::parse(Bytes(reinterpret_cast<const uint8_t*>(bytes), size));
-  if (!file) return false;
-  auto sections = dwarf::DwarfSections::from_elf(*file);
-  if (!sections || sections->info.data.empty()) return false;
-  b.sections = std::move(*sections);
-  auto map = dwarf::SourceMap::build(b.sections);
-  if (!map) return false;
-  b.sources = std::make_unique<dwarf::SourceMap>(std::move(*map));
+  auto found = dwarf::read_elf_dwarf(Bytes(reinterpret_cast<const uint8_t*>(bytes), size));
+  if (!found || *found == nullptr) return false;
+  b.debug_info = std::move(*found);
   return true;
 }
 
@@ -193,12 +186,13 @@ enum class Drop { none, no_debug_info, runtime };
 // Symbolizes a binary address. Returns the reason when dropped.
 Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   index_dwarf(b);
-  if (b.sources == nullptr) return Drop::no_debug_info;
+  if (b.debug_info == nullptr) return Drop::no_debug_info;
+  dwarf::SourceMap& sources = b.debug_info->map;
   std::vector<dwarf::SourceFrame>& frames = b.scratch;
-  if (!b.sources->frames(addr, frames) || frames.empty()) return Drop::no_debug_info;
+  if (!sources.frames(addr, frames) || frames.empty()) return Drop::no_debug_info;
   if (frames.front().function.empty() || !frames.front().has_row)
     return Drop::no_debug_info;
-  std::string file = b.sources->file_path(frames.front());
+  std::string file = sources.file_path(frames.front());
   if (file.empty()) return Drop::no_debug_info;
   static constexpr std::string_view kRuntimeFiles[] = {
       "memprof_malloc_linux.cpp", "memprof_interceptors.cpp", "memprof_new_delete.cpp"};
@@ -210,7 +204,7 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   for (size_t k = 0; k < frames.size(); ++k) {
     const dwarf::SourceFrame& sf = frames[k];
     const Binary::FunctionInfo& fn = function_info(b, sf.function);
-    if (k != 0) file = b.sources->file_path(sf);
+    if (k != 0) file = sources.file_path(sf);
     memprof::Frame f;
     f.function = fn.guid;
     f.line_offset = sf.line - sf.start_line;
