@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 #include "format/elf/elf_file.h"
 #include "format/probe/elf_probes.h"
 #include "io/mapped_file.h"

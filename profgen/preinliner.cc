@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 
 namespace profkit::profgen {
 

@@ -94,19 +94,15 @@ class ContextSet {
 
 Expected<HeapProfile> load_raw(Bytes bytes, const HeapLoadOptions& options,
                                std::string* failed_path) {
-  PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(bytes));
-  PROFKIT_TRY_ASSIGN(memprof::MergedRaw merged, memprof::merge_raw_profiles(std::move(profiles)));
   symbolize::MemProfSymbolizerOptions sym_options;
   // Every binary matched to its own segments by build id (PIE and shared libraries too).
   sym_options.llvm_compatible = false;
-  auto sym = symbolize::MemProfSymbolizer::create(options.binaries, merged.segments,
-                                                  merged.version, sym_options);
-  if (!sym) {
-    if (failed_path != nullptr && options.binaries.size() == 1)
-      *failed_path = options.binaries.front();
-    return Unexpected{std::move(sym).error()};
-  }
-  symbolize::MemProfSymbolizer& symbolizer = **sym;
+  symbolize::MemProfInput input;
+  input.bytes = bytes;
+  PROFKIT_TRY_ASSIGN(symbolize::SymbolizedRaw raw,
+                     symbolize::read_raw_input(input, options.binaries, sym_options, failed_path));
+  const memprof::MergedRaw& merged = raw.merged;
+  symbolize::MemProfSymbolizer& symbolizer = *raw.symbolizer;
   HeapProfile profile;
   profile.kind = "raw v" + std::to_string(merged.version);
   std::unordered_map<uint64_t, const memprof::LivePeakEntry*> live;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "format/bytes/hash.h"
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 #include "format/elf/elf_file.h"
 #include "format/probe/elf_probes.h"
 #include "io/mapped_file.h"

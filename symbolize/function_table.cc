@@ -1,8 +1,6 @@
-// GUID -> function table from DWARF (libdw) and ELF symbols (libelf).
+// GUID -> function table from DWARF (SourceMap) and ELF symbols (libelf).
 #include "symbolize/function_table.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -12,61 +10,21 @@
 #include <filesystem>
 
 #include "format/memprof/records.h"
+#include "symbolize/source_map.h"
 
 namespace profkit::symbolize {
 namespace {
 
-const char* die_linkage_name(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  for (unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
-    if (dwarf_attr_integrate(die, name, &attr) != nullptr) {
-      const char* s = dwarf_formstring(&attr);
-      if (s != nullptr) return s;
-    }
-  }
-  return nullptr;
-}
-
-void add_function(FunctionTable& table, std::string_view raw_name, const char* file, int line) {
+void add_function(FunctionTable& table, std::string_view raw_name, std::string_view file,
+                  uint32_t line) {
   const std::string_view canonical = memprof::canonical_function_name(raw_name);
   if (canonical.empty()) return;
   FunctionInfo& info = table[memprof::function_guid(canonical)];
   if (info.name.empty()) info.name = canonical;
   if (info.decl_line == 0 && line > 0) {
-    info.decl_line = static_cast<uint32_t>(line);
-    info.decl_file = file != nullptr ? file : "";
+    info.decl_line = line;
+    info.decl_file = file;
   }
-}
-
-// DW_AT_decl_file through the CU's file table (dwarf_decl_file gives up on some DWARF 5
-// units, whose file index 0 is valid).
-const char* decl_file(Dwarf_Die* die, Dwarf_Files* files, size_t nfiles) {
-  Dwarf_Attribute attr;
-  Dwarf_Word index = 0;
-  if (files == nullptr || dwarf_attr_integrate(die, DW_AT_decl_file, &attr) == nullptr ||
-      dwarf_formudata(&attr, &index) != 0 || index >= nfiles)
-    return nullptr;
-  return dwarf_filesrc(files, index, nullptr, nullptr);
-}
-
-// Every subprogram in the DIE tree under `parent` (classes, namespaces and function bodies
-// hold nested ones). Depth-limited: the input may be hostile.
-void walk_dies(Dwarf_Die* parent, FunctionTable& table, int depth, Dwarf_Files* files,
-               size_t nfiles) {
-  if (depth > 64) return;
-  Dwarf_Die child;
-  if (dwarf_child(parent, &child) != 0) return;
-  do {
-    if (dwarf_tag(&child) == DW_TAG_subprogram) {
-      const char* name = die_linkage_name(&child);
-      if (name != nullptr) {
-        int line = 0;
-        if (dwarf_decl_line(&child, &line) != 0) line = 0;
-        add_function(table, name, line > 0 ? decl_file(&child, files, nfiles) : nullptr, line);
-      }
-    }
-    if (dwarf_haschildren(&child) > 0) walk_dies(&child, table, depth + 1, files, nfiles);
-  } while (dwarf_siblingof(&child, &child) == 0);
 }
 
 void add_symbols(Elf* elf, FunctionTable& table) {
@@ -83,7 +41,7 @@ void add_symbols(Elf* elf, FunctionTable& table) {
       if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
       if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
       const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-      if (name != nullptr) add_function(table, name, nullptr, 0);
+      if (name != nullptr) add_function(table, name, {}, 0);
     }
   }
 }
@@ -98,20 +56,17 @@ bool add_file(const std::string& path, FunctionTable& table) {
     close(fd);
     return false;
   }
-  if (Dwarf* dwarf = dwarf_begin_elf(elf, DWARF_C_READ, nullptr); dwarf != nullptr) {
-    Dwarf_Off off = 0, next = 0;
-    size_t header_size = 0;
-    while (dwarf_nextcu(dwarf, off, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-      Dwarf_Die cu;
-      if (dwarf_offdie(dwarf, off + header_size, &cu) != nullptr) {
-        Dwarf_Files* files = nullptr;
-        size_t nfiles = 0;
-        if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = nullptr;
-        walk_dies(&cu, table, 0, files, nfiles);
-      }
-      off = next;
+  // Every subprogram DIE, in unit and DIE order; DWARF that cannot be read adds nothing.
+  size_t size = 0;
+  const char* bytes = elf_rawfile(elf, &size);
+  if (bytes != nullptr) {
+    auto found = dwarf::read_elf_dwarf(Bytes(reinterpret_cast<const uint8_t*>(bytes), size));
+    if (found && *found != nullptr) {
+      (void)(*found)->map.for_each_subprogram(
+          [&](std::string_view name, uint32_t line, const std::string& file) {
+            add_function(table, name, file, line);
+          });
     }
-    dwarf_end(dwarf);
   }
   add_symbols(elf, table);
   elf_end(elf);

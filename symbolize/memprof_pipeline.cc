@@ -53,6 +53,24 @@ void note_dropped_objects(const memprof::MergedRaw& merged, MemProfSymbolizer& s
 
 }  // namespace
 
+Expected<SymbolizedRaw> read_raw_input(const MemProfInput& input,
+                                       const std::vector<std::string>& binaries,
+                                       const MemProfSymbolizerOptions& options,
+                                       std::string* failed_path) {
+  PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes, input.consumed));
+  if (input.release) input.release();
+  SymbolizedRaw raw;
+  PROFKIT_TRY_ASSIGN(raw.merged, memprof::merge_raw_profiles(std::move(profiles)));
+  auto sym = MemProfSymbolizer::create(binaries, raw.merged.segments, raw.merged.version, options);
+  if (!sym) {
+    // Binary problems are reported against the binary when one is named.
+    if (failed_path != nullptr && binaries.size() == 1) *failed_path = binaries.front();
+    return Unexpected{std::move(sym).error()};
+  }
+  raw.symbolizer = std::move(*sym);
+  return raw;
+}
+
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,
                                                    std::vector<MemProfInputReport>* reports,
@@ -67,25 +85,16 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
     memprof::MemProfData data;
     switch (memprof::input_kind(input.bytes)) {
       case memprof::InputKind::raw: {
-        PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes, input.consumed));
-        if (input.release) input.release();
-        PROFKIT_TRY_ASSIGN(memprof::MergedRaw merged,
-                           memprof::merge_raw_profiles(std::move(profiles)));
-        report.raw_version = merged.version;
         MemProfSymbolizerOptions sym_options;
         std::error_code ec;
         sym_options.llvm_compatible =
             options.auto_llvm_compatible && options.binaries.size() == 1 &&
             !std::filesystem::is_directory(options.binaries.front(), ec);
-        auto sym = MemProfSymbolizer::create(options.binaries, merged.segments, merged.version,
-                                             sym_options);
-        if (!sym) {
-          // Binary problems are reported against the binary when one is named.
-          if (failed_path != nullptr && options.binaries.size() == 1)
-            *failed_path = options.binaries.front();
-          return Unexpected{std::move(sym).error()};
-        }
-        MemProfSymbolizer* s = sym->get();
+        PROFKIT_TRY_ASSIGN(SymbolizedRaw raw,
+                           read_raw_input(input, options.binaries, sym_options, failed_path));
+        memprof::MergedRaw& merged = raw.merged;
+        report.raw_version = merged.version;
+        MemProfSymbolizer* s = raw.symbolizer.get();
         note_dropped_objects(merged, *s, report);
         memprof::ConversionStats stats;
         PROFKIT_TRY_ASSIGN(data, memprof::records_from_raw_consuming(

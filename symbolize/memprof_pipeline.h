@@ -50,6 +50,21 @@ struct MemProfInput {
   memprof::ConsumedRange consumed;
 };
 
+// A raw input read, its profiles merged, and the symbolizer of its segments: where every
+// reader of raw memprof input starts (load_memprof_inputs below; the heap report builds its
+// contexts from it). `release` and `consumed` of `input` are honoured.
+struct SymbolizedRaw {
+  memprof::MergedRaw merged;
+  std::unique_ptr<MemProfSymbolizer> symbolizer;
+};
+
+// Errors of the symbolizer (a binary that cannot be used) set `failed_path` to the binary
+// when exactly one was given; other errors leave it alone.
+Expected<SymbolizedRaw> read_raw_input(const MemProfInput& input,
+                                       const std::vector<std::string>& binaries,
+                                       const MemProfSymbolizerOptions& options,
+                                       std::string* failed_path);
+
 // Loads and merges every input (raw, YAML, or indexed with a MemProf section) in order. `reports` gets one entry per input;
 // on error `failed_path` names the input (or the binary) that failed.
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,

@@ -1,11 +1,9 @@
-// DWARF lookups through elfutils libdw: a per-binary index of compile-unit address ranges,
-// then a walk down the DIE tree collecting the subprogram and inlined-subroutine chain that
-// covers the PC. Line and column come from the line table (innermost level) and from
-// DW_AT_call_line / DW_AT_call_column (outer levels), as llvm-symbolizer reports them.
+// ELF files through libelf (segments, build ids, debug links); their DWARF through
+// SourceMap (symbolize/source_map.h), as llvm-symbolizer reports frames: line and column
+// from the line table (innermost level) and from DW_AT_call_line / DW_AT_call_column (outer
+// levels).
 #include "symbolize/memprof_symbolizer.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,48 +17,37 @@
 #include <set>
 #include <unordered_map>
 
+#include "symbolize/source_map.h"
+
 namespace profkit::symbolize {
 
 struct MemProfSymbolizer::Binary {
   std::string path;
   int fd = -1;
   Elf* elf = nullptr;
-  Dwarf* dwarf = nullptr;        // of `elf`, or of `debug_elf` when the binary has none
   bool dwarf_tried = false;
   // The separate debug file found for a binary without DWARF (see open_debug_file).
   int debug_fd = -1;
   Elf* debug_elf = nullptr;
+  // The DWARF of `elf`, or of `debug_elf` when the binary has none; null when neither has
+  // any (or it cannot be read).
+  std::unique_ptr<dwarf::ElfDwarf> debug_info;
+  std::vector<dwarf::SourceFrame> scratch;
   std::vector<uint8_t> build_id;
   struct ExecLoad {
     uint64_t vaddr, memsz, offset;
   };
   std::vector<ExecLoad> exec_loads;
-  struct CuRange {
-    uint64_t lo, hi;
-    Dwarf_Off cu_offset;
-  };
-  std::vector<CuRange> cu_ranges;  // sorted by lo
-  struct FnRange {
-    uint64_t lo, hi;
-    Dwarf_Off die_offset;
-  };
-  // Per compile unit (by CU DIE offset): address ranges of its out-of-line subprograms,
-  // sorted by lo, built on first use so a lookup is a binary search, not a DIE walk.
-  std::unordered_map<Dwarf_Off, std::vector<FnRange>> fn_ranges;
-  // What a frame needs from its subprogram / inlined-subroutine DIE (by DIE offset): a
-  // function's PCs share it, and finding a name goes through DW_AT_abstract_origin or
-  // DW_AT_specification, then MD5.
+  // What a frame needs from its function (by name; a function's PCs share it): D.4's
+  // canonical name and its MD5.
   struct FunctionInfo {
-    bool has_name = false;       // a non-empty linkage name (or DW_AT_name)
-    std::string canonical_name;  // D.4
+    std::string canonical_name;
     uint64_t guid = 0;
-    int decl_line = 0;
   };
-  std::unordered_map<Dwarf_Off, FunctionInfo> functions;
+  std::unordered_map<std::string_view, FunctionInfo> functions;
   bool matched = false;
 
   ~Binary() {
-    if (dwarf != nullptr) dwarf_end(dwarf);
     if (debug_elf != nullptr) elf_end(debug_elf);
     if (debug_fd >= 0) close(debug_fd);
     if (elf != nullptr) elf_end(elf);
@@ -160,92 +147,24 @@ void open_debug_file(Binary& b) {
   }
 }
 
+// The DWARF sections of an opened ELF file, or nothing when it has no .debug_info or they
+// cannot be read (such a binary's PCs count as having no debug information).
+bool read_dwarf(Binary& b, Elf* elf) {
+  size_t size = 0;
+  const char* bytes = elf_rawfile(elf, &size);
+  if (bytes == nullptr) return false;
+  auto found = dwarf::read_elf_dwarf(Bytes(reinterpret_cast<const uint8_t*>(bytes), size));
+  if (!found || *found == nullptr) return false;
+  b.debug_info = std::move(*found);
+  return true;
+}
+
 void index_dwarf(Binary& b) {
   if (b.dwarf_tried) return;
   b.dwarf_tried = true;
-  b.dwarf = dwarf_begin_elf(b.elf, DWARF_C_READ, nullptr);
-  if (b.dwarf == nullptr) {
-    open_debug_file(b);
-    if (b.debug_elf != nullptr) b.dwarf = dwarf_begin_elf(b.debug_elf, DWARF_C_READ, nullptr);
-  }
-  if (b.dwarf == nullptr) return;
-  Dwarf_Off off = 0, next = 0;
-  size_t header_size = 0;
-  while (dwarf_nextcu(b.dwarf, off, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-    Dwarf_Die cu;
-    if (dwarf_offdie(b.dwarf, off + header_size, &cu) != nullptr) {
-      Dwarf_Addr base, lo, hi;
-      ptrdiff_t it = 0;
-      while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0)
-        if (lo < hi) b.cu_ranges.push_back({lo, hi, off + header_size});
-    }
-    off = next;
-  }
-  std::sort(b.cu_ranges.begin(), b.cu_ranges.end(),
-            [](const auto& x, const auto& y) { return x.lo < y.lo; });
-}
-
-bool is_subroutine(int tag) {
-  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
-// Appends, outermost first, the subprogram / inlined-subroutine DIEs under `parent` that
-// cover `pc`. Descends into namespaces, lexical blocks and the covering subroutines.
-bool collect_chain(Dwarf_Die* parent, uint64_t pc, std::vector<Dwarf_Die>& chain, int depth) {
-  if (depth > 256) return false;
-  Dwarf_Die child;
-  if (dwarf_child(parent, &child) != 0) return false;
-  do {
-    const int tag = dwarf_tag(&child);
-    if (is_subroutine(tag) || tag == DW_TAG_lexical_block) {
-      if (dwarf_haspc(&child, pc) == 1) {
-        if (is_subroutine(tag)) chain.push_back(child);
-        collect_chain(&child, pc, chain, depth + 1);
-        return true;
-      }
-    } else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
-      if (collect_chain(&child, pc, chain, depth + 1)) return true;
-    }
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
-}
-
-// Collects the address ranges of subprograms under `parent` (descending into namespaces).
-void index_functions(Dwarf_Die* parent, std::vector<Binary::FnRange>& out, int depth) {
-  if (depth > 64) return;
-  Dwarf_Die child;
-  if (dwarf_child(parent, &child) != 0) return;
-  do {
-    const int tag = dwarf_tag(&child);
-    if (tag == DW_TAG_subprogram) {
-      Dwarf_Addr base, lo, hi;
-      ptrdiff_t it = 0;
-      while ((it = dwarf_ranges(&child, it, &base, &lo, &hi)) > 0)
-        if (lo < hi) out.push_back({lo, hi, dwarf_dieoffset(&child)});
-    } else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
-      index_functions(&child, out, depth + 1);
-    }
-  } while (dwarf_siblingof(&child, &child) == 0);
-  if (depth == 0)
-    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.lo < y.lo; });
-}
-
-const char* linkage_name(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  for (unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
-    if (dwarf_attr_integrate(die, name, &attr) != nullptr) {
-      const char* s = dwarf_formstring(&attr);
-      if (s != nullptr) return s;
-    }
-  }
-  return nullptr;
-}
-
-uint64_t udata_attr(Dwarf_Die* die, unsigned name) {
-  Dwarf_Attribute attr;
-  Dwarf_Word v = 0;
-  if (dwarf_attr(die, name, &attr) != nullptr && dwarf_formudata(&attr, &v) == 0) return v;
-  return 0;
+  if (read_dwarf(b, b.elf)) return;
+  open_debug_file(b);
+  if (b.debug_elf != nullptr) read_dwarf(b, b.debug_elf);
 }
 
 std::string_view basename_of(std::string_view path) {
@@ -253,17 +172,13 @@ std::string_view basename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-const Binary::FunctionInfo& function_info(Binary& b, Dwarf_Die* die) {
-  auto [it, fresh] = b.functions.try_emplace(dwarf_dieoffset(die));
-  Binary::FunctionInfo& fn = it->second;
+const Binary::FunctionInfo& function_info(Binary& b, std::string_view name) {
+  auto [it, fresh] = b.functions.try_emplace(name);
   if (fresh) {
-    const char* name = linkage_name(die);
-    fn.has_name = name != nullptr && *name != '\0';
-    fn.canonical_name = memprof::canonical_function_name(name != nullptr ? name : "");
-    fn.guid = memprof::function_guid(fn.canonical_name);
-    dwarf_decl_line(die, &fn.decl_line);
+    it->second.canonical_name = memprof::canonical_function_name(name);
+    it->second.guid = memprof::function_guid(it->second.canonical_name);
   }
-  return fn;
+  return it->second;
 }
 
 enum class Drop { none, no_debug_info, runtime };
@@ -271,82 +186,33 @@ enum class Drop { none, no_debug_info, runtime };
 // Symbolizes a binary address. Returns the reason when dropped.
 Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   index_dwarf(b);
-  if (b.dwarf == nullptr) return Drop::no_debug_info;
-  auto it = std::upper_bound(b.cu_ranges.begin(), b.cu_ranges.end(), addr,
-                             [](uint64_t a, const Binary::CuRange& r) { return a < r.lo; });
-  // Ranges of different CUs do not overlap in practice; scan back a little to be safe.
-  const Binary::CuRange* found = nullptr;
-  for (int back = 0; it != b.cu_ranges.begin() && back < 4; ++back) {
-    --it;
-    if (addr >= it->lo && addr < it->hi) {
-      found = &*it;
-      break;
-    }
-  }
-  if (found == nullptr) return Drop::no_debug_info;
-  Dwarf_Die cu;
-  if (dwarf_offdie(b.dwarf, found->cu_offset, &cu) == nullptr) return Drop::no_debug_info;
-  auto [fit, fresh] = b.fn_ranges.try_emplace(found->cu_offset);
-  if (fresh) index_functions(&cu, fit->second, 0);
-  const auto& fns = fit->second;
-  std::vector<Dwarf_Die> chain;
-  auto fr = std::upper_bound(fns.begin(), fns.end(), addr,
-                             [](uint64_t a, const Binary::FnRange& r) { return a < r.lo; });
-  for (int back = 0; fr != fns.begin() && back < 8 && chain.empty(); ++back) {
-    --fr;
-    if (addr < fr->lo || addr >= fr->hi) continue;
-    Dwarf_Die fn;
-    if (dwarf_offdie(b.dwarf, fr->die_offset, &fn) == nullptr) continue;
-    chain.push_back(fn);
-    collect_chain(&fn, addr, chain, 0);
-  }
-  if (chain.empty()) collect_chain(&cu, addr, chain, 0);  // unusual layouts: full walk
-  if (chain.empty()) return Drop::no_debug_info;
-  if (!function_info(b, &chain.back()).has_name) return Drop::no_debug_info;
-  Dwarf_Line* line = dwarf_getsrc_die(&cu, addr);
-  int lineno = 0, column = 0;
-  const char* file = nullptr;
-  if (line != nullptr) {
-    dwarf_lineno(line, &lineno);
-    dwarf_linecol(line, &column);
-    file = dwarf_linesrc(line, nullptr, nullptr);
-  }
-  if (file == nullptr || *file == '\0') return Drop::no_debug_info;
+  if (b.debug_info == nullptr) return Drop::no_debug_info;
+  dwarf::SourceMap& sources = b.debug_info->map;
+  std::vector<dwarf::SourceFrame>& frames = b.scratch;
+  if (!sources.frames(addr, frames) || frames.empty()) return Drop::no_debug_info;
+  if (frames.front().function.empty() || !frames.front().has_row)
+    return Drop::no_debug_info;
+  std::string file = sources.file_path(frames.front());
+  if (file.empty()) return Drop::no_debug_info;
   static constexpr std::string_view kRuntimeFiles[] = {
       "memprof_malloc_linux.cpp", "memprof_interceptors.cpp", "memprof_new_delete.cpp"};
   const std::string_view base = basename_of(file);
   for (std::string_view r : kRuntimeFiles)
     if (base == r) return Drop::runtime;
 
-  // Innermost first: level i uses the line of the PC (i = 0) or the call site recorded on
-  // the next-inner inlined subroutine (its DW_AT_call_file indexes the CU's file table).
-  uint64_t cur_line = static_cast<uint64_t>(lineno);
-  uint64_t cur_col = static_cast<uint64_t>(column);
-  const char* cur_file = file;
-  Dwarf_Files* files = nullptr;
-  size_t nfiles = 0;
-  if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = nullptr;
-  const size_t n = chain.size();
-  for (size_t k = n; k-- > 0;) {
-    Dwarf_Die* die = &chain[k];
-    const Binary::FunctionInfo& fn = function_info(b, die);
+  // Innermost first; an outer frame's line is the call site of the frame inside it.
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const dwarf::SourceFrame& sf = frames[k];
+    const Binary::FunctionInfo& fn = function_info(b, sf.function);
+    if (k != 0) file = sources.file_path(sf);
     memprof::Frame f;
     f.function = fn.guid;
-    f.line_offset = static_cast<uint32_t>(cur_line - static_cast<uint64_t>(fn.decl_line));
-    f.column = static_cast<uint32_t>(cur_col);
-    f.is_inline = k != 0;
+    f.line_offset = sf.line - sf.start_line;
+    f.column = sf.column;
+    f.is_inline = k + 1 != frames.size();
     out.frames.push_back(f);
     out.names.push_back(fn.canonical_name);
-    out.sources.push_back(memprof::SourceLocation{cur_file != nullptr ? cur_file : "",
-                                                  static_cast<uint32_t>(cur_line),
-                                                  static_cast<uint32_t>(cur_col)});
-    if (k == 0) break;  // the outermost DIE is not a call site (its attributes are many)
-    cur_line = udata_attr(die, DW_AT_call_line);
-    cur_col = udata_attr(die, DW_AT_call_column);
-    const uint64_t file_index = udata_attr(die, DW_AT_call_file);
-    cur_file = files != nullptr && file_index < nfiles
-                   ? dwarf_filesrc(files, file_index, nullptr, nullptr)
-                   : nullptr;
+    out.sources.push_back(memprof::SourceLocation{std::move(file), sf.line, sf.column});
   }
   return Drop::none;
 }

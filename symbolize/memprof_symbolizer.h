@@ -1,4 +1,4 @@
-// Symbolizes raw memprof PCs with the DWARF of the profiled binaries (elfutils libdw),
+// Symbolizes raw memprof PCs with the DWARF of the profiled binaries (symbolize/source_map.h),
 // following llvm-profdata 22's rules (docs/formats/memprof.md D.1-D.4), and going further:
 // PIE executables and shared libraries are matched to their segment by build id, several
 // binaries (or directories searched by build id) may be given, and PCs that cannot be

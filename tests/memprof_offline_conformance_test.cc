@@ -519,6 +519,22 @@ TEST(MemProfCli, SeparateDebugFileIsFoundThroughDebuglink) {
   EXPECT_NE(wrong_crc.err.find("no entries in callstack map"), std::string::npos) << wrong_crc.err;
 }
 
+// Debug sections compressed with zlib (clang's -gz, distributions' debug files) are inflated:
+// the profile equals llvm-profdata's of the uncompressed binary.
+TEST(MemProfCli, CompressedDebugSectionsAreRead) {
+  const std::string bin = bin22("basic.cpp", "basic", "-no-pie");
+  const std::string raw = run_profile(bin);
+  const std::string dir = work_dir("compressed");
+  const std::string packed = dir + "/basic";
+  run_ok("objcopy --compress-debug-sections=zlib " + sh_quote(bin) + " " + sh_quote(packed));
+  ASSERT_NE(run_ok("readelf -S -W " + sh_quote(packed)).out.find(" C "), std::string::npos);
+  run_ok("llvm-profdata-22 merge --profiled-binary=" + sh_quote(bin) + " " + sh_quote(raw) +
+         " -o " + sh_quote(dir + "/ref.profdata"));
+  run_ok(sh_quote(profkit_bin()) + " merge --profiled-binary=" + sh_quote(packed) + " " +
+         sh_quote(raw) + " -o " + sh_quote(dir + "/ours.profdata"));
+  EXPECT_TRUE(read_file(dir + "/ref.profdata") == read_file(dir + "/ours.profdata"));
+}
+
 TEST(MemProfCli, IrpgoAndMemprofInputsGiveLlvmProfdatasFile) {
   const std::string dir = work_dir("cli_mixed");
   const std::string bin = bin22("ctx.cpp", "ctx", "-no-pie");

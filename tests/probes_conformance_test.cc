@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "format/bytes/cursor.h"
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 #include "format/elf/elf_file.h"
 #include "tests/support/harness.h"
 

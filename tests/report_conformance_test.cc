@@ -300,8 +300,12 @@ TEST(Report, IndexedProfileGivesTheSameContextsWithNamesFromTheBinary) {
   for (size_t i = 0; i < raw["contexts"].size(); ++i) {
     EXPECT_EQ(named["contexts"][i]["id"], raw["contexts"][i]["id"]);
     EXPECT_EQ(chain(named["contexts"][i]), chain(raw["contexts"][i]));
-    for (size_t f = 0; f < raw["contexts"][i]["frames"].size(); ++f)
+    // The function table gives each frame its function's declaration file, which in this
+    // one-file program is the file the raw frames' line rows name.
+    for (size_t f = 0; f < raw["contexts"][i]["frames"].size(); ++f) {
       EXPECT_EQ(named["contexts"][i]["frames"][f]["line"], raw["contexts"][i]["frames"][f]["line"]);
+      EXPECT_EQ(named["contexts"][i]["frames"][f]["file"], raw["contexts"][i]["frames"][f]["file"]);
+    }
   }
   // Without a binary, only GUIDs are known.
   EXPECT_EQ(bare["contexts"][0]["frames"][0]["function"],

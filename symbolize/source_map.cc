@@ -1,12 +1,14 @@
 // DWARF .debug_info reader for address -> inline frames. Reads only what symbolization
 // needs (unit headers, abbreviations, subroutine DIEs, range lists, names); every other
 // attribute is skipped by its form. All reads are bounded; errors carry file offsets.
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <set>
+
+#include "format/bytes/zlib.h"
 
 namespace profkit::dwarf {
 
@@ -27,6 +29,7 @@ enum : uint32_t {
   kAtHighPc = 0x12,
   kAtCompDir = 0x1b,
   kAtAbstractOrigin = 0x31,
+  kAtDeclFile = 0x3a,
   kAtDeclLine = 0x3b,
   kAtSpecification = 0x47,
   kAtRanges = 0x55,
@@ -147,7 +150,8 @@ struct DieAttrs {
   std::optional<uint64_t> origin, specification;  // absolute .debug_info offsets
   std::optional<uint64_t> stmt_list, str_offsets_base, addr_base, rnglists_base;
   uint64_t call_file = 0, call_line = 0, call_column = 0, discriminator = 0, decl_line = 0;
-  bool has_decl_line = false;
+  uint64_t decl_file = 0;
+  bool has_decl_line = false, has_decl_file = false;
 };
 
 struct Subroutine {
@@ -211,8 +215,8 @@ struct SourceMap::Impl {
   struct NameInfo {
     std::string_view linkage, name;
     std::optional<uint64_t> origin, specification;
-    uint64_t decl_line = 0;
-    bool has_decl_line = false;
+    uint64_t decl_line = 0, decl_file = 0;
+    bool has_decl_line = false, has_decl_file = false;
   };
   std::unordered_map<uint64_t, NameInfo> name_cache;
 
@@ -239,6 +243,7 @@ struct SourceMap::Impl {
   Expected<const NameInfo*> name_info(uint64_t offset);
   Expected<std::string_view> subroutine_name(const Unit& u, const DieAttrs& d, uint64_t self);
   Expected<uint64_t> subroutine_decl_line(const DieAttrs& d, uint64_t self);
+  Expected<std::optional<uint64_t>> subroutine_decl_file(uint64_t self);
   Unit* unit_containing(uint64_t offset);
   Expected<void> read_aranges(std::set<uint64_t>& covered,
                               std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& out) const;
@@ -258,11 +263,23 @@ Expected<DwarfSections> DwarfSections::from_elf(const elf::ElfFile& file) {
   for (const auto& w : wants) {
     const elf::SectionHeader* h = file.find_section(w.name);
     if (h == nullptr || h->type == elf::kShtNobits) continue;
-    if ((h->flags & 0x800) != 0)  // SHF_COMPRESSED
-      return make_error(ErrorCode::unsupported_version, h->header_offset,
-                        std::string("expected an uncompressed ") + w.name +
-                            " section (SHF_COMPRESSED is not supported)");
     PROFKIT_TRY_ASSIGN(Bytes b, file.section_data(*h));
+    if ((h->flags & 0x800) != 0) {  // SHF_COMPRESSED: Elf64_Chdr, then the stream
+      Cursor c(b, h->offset, d.swap);
+      PROFKIT_TRY_ASSIGN(uint32_t type, c.read<uint32_t>("compression type"));
+      PROFKIT_TRY(c.skip(4, "reserved"));
+      PROFKIT_TRY_ASSIGN(uint64_t size, c.read<uint64_t>("uncompressed size"));
+      PROFKIT_TRY(c.skip(8, "alignment"));
+      if (type != 1)  // ELFCOMPRESS_ZLIB
+        return make_error(ErrorCode::unsupported_version, h->offset,
+                          std::string("expected zlib compression (1) in ") + w.name + ", got " +
+                              std::to_string(type));
+      PROFKIT_TRY_ASSIGN(std::string plain,
+                         zlib_uncompress(b.subspan(c.position()), size, c.offset()));
+      auto owned = std::make_shared<const std::string>(std::move(plain));
+      d.inflated.push_back(owned);
+      b = as_bytes(*owned);
+    }
     *w.out = Section{b, h->offset};
   }
   return d;
@@ -489,6 +506,7 @@ Expected<void> SourceMap::Impl::read_attrs(Cursor& c, const Unit& u, const Abbre
       case kAtCallColumn: out.call_column = v.u; break;
       case kAtGnuDiscriminator: out.discriminator = v.u; break;
       case kAtDeclLine: out.decl_line = v.u, out.has_decl_line = true; break;
+      case kAtDeclFile: out.decl_file = v.u, out.has_decl_file = true; break;
       default: break;
     }
   }
@@ -939,6 +957,8 @@ Expected<const SourceMap::Impl::NameInfo*> SourceMap::Impl::name_info(uint64_t o
     info.specification = d.specification;
     info.decl_line = d.decl_line;
     info.has_decl_line = d.has_decl_line;
+    info.decl_file = d.decl_file;
+    info.has_decl_file = d.has_decl_file;
   } else if (code != 0) {
     return make_error(ErrorCode::malformed, s->info.file_offset + offset,
                       "expected a defined abbreviation code, got " + std::to_string(code));
@@ -993,6 +1013,23 @@ Expected<uint64_t> SourceMap::Impl::subroutine_decl_line(const DieAttrs& d, uint
     work.push_back(n->specification);
   }
   return uint64_t{0};
+}
+
+// DW_AT_decl_file of a DIE, else of the DIEs its abstract_origin / specification reach.
+Expected<std::optional<uint64_t>> SourceMap::Impl::subroutine_decl_file(uint64_t self) {
+  std::vector<std::optional<uint64_t>> work{self};
+  std::vector<uint64_t> seen;
+  for (int steps = 0; !work.empty() && steps < 64; ++steps) {
+    const auto ref = work.back();
+    work.pop_back();
+    if (!ref || std::find(seen.begin(), seen.end(), *ref) != seen.end()) continue;
+    seen.push_back(*ref);
+    PROFKIT_TRY_ASSIGN(const NameInfo* n, name_info(*ref));
+    if (n->has_decl_file) return std::optional<uint64_t>(n->decl_file);
+    work.push_back(n->origin);
+    work.push_back(n->specification);
+  }
+  return std::optional<uint64_t>();
 }
 
 // Walks a unit's DIE tree once: every subprogram and inlined subroutine with its nearest
@@ -1111,6 +1148,7 @@ Expected<void> SourceMap::frames(uint64_t address, std::vector<SourceFrame>& out
           f.line = row->line;
           f.column = row->column;
           f.discriminator = row->discriminator;
+          f.has_row = true;
         }
       }
     } else {
@@ -1137,11 +1175,39 @@ Expected<void> SourceMap::for_each_subprogram_range(
   return {};
 }
 
+Expected<void> SourceMap::for_each_subprogram(
+    const std::function<void(std::string_view, uint32_t, const std::string&)>& fn) {
+  PROFKIT_TRY(load_all());
+  const std::string none;
+  for (const Unit& u : impl_->units) {
+    for (const Subroutine& sub : u.subs) {
+      if (!sub.subprogram) continue;
+      if (sub.decl_line == 0) {
+        fn(sub.name, 0, none);
+        continue;
+      }
+      PROFKIT_TRY_ASSIGN(std::optional<uint64_t> file, impl_->subroutine_decl_file(sub.offset));
+      fn(sub.name, sub.decl_line,
+         file && u.line ? u.line->file_path(*file, u.comp_dir) : none);
+    }
+  }
+  return {};
+}
+
 std::string SourceMap::file_path(const SourceFrame& frame) const {
   if (frame.unit >= impl_->units.size()) return std::string();
   const Unit& u = impl_->units[frame.unit];
   if (!u.line) return std::string();
   return u.line->file_path(frame.file, u.comp_dir);
+}
+
+Expected<std::unique_ptr<ElfDwarf>> read_elf_dwarf(Bytes file) {
+  PROFKIT_TRY_ASSIGN(elf::ElfFile elf, elf::ElfFile::parse(file));
+  auto d = std::make_unique<ElfDwarf>();
+  PROFKIT_TRY_ASSIGN(d->sections, DwarfSections::from_elf(elf));
+  if (d->sections.info.data.empty()) return std::unique_ptr<ElfDwarf>();
+  PROFKIT_TRY_ASSIGN(d->map, SourceMap::build(d->sections));
+  return d;
 }
 
 }  // namespace profkit::dwarf

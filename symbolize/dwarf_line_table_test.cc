@@ -1,8 +1,8 @@
 // Line-number programs assembled by hand (DWARF 4 and 5 headers, every standard opcode the
 // compilers use, set_discriminator with a pseudo-probe value), address lookup, and bad input:
 // every prefix of a unit and a few corrupted fields fail with offsets, never crash.
-#include "format/dwarf/line_table.h"
-#include "format/dwarf/source_map.h"
+#include "symbolize/dwarf_line_table.h"
+#include "symbolize/source_map.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // DWARF line-number program decoder. Every read goes through a bounded Cursor; errors name
 // the file offset of the field that failed.
-#include "format/dwarf/line_table.h"
+#include "symbolize/dwarf_line_table.h"
 
 #include <algorithm>
 #include <cstring>

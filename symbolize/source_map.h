@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "format/dwarf/line_table.h"
+#include "symbolize/dwarf_line_table.h"
 #include "format/elf/elf_file.h"
 
 namespace profkit::dwarf {
@@ -37,9 +37,12 @@ namespace profkit::dwarf {
 struct DwarfSections {
   Section info, abbrev, line, line_str, str, str_offsets, addr, ranges, rnglists, aranges;
   bool swap = false;  // file byte order differs from the host's
+  // The inflated contents of compressed sections (shared: copies point into them too).
+  std::vector<std::shared_ptr<const std::string>> inflated;
 
-  // The .debug_* sections of an ELF file (absent ones stay empty). Compressed
-  // (SHF_COMPRESSED) debug sections are rejected.
+  // The .debug_* sections of an ELF file (absent ones stay empty). Compressed sections
+  // (SHF_COMPRESSED with ELFCOMPRESS_ZLIB, as `-gz` and distributions' debug files write
+  // them) are inflated; their Section::file_offset is then the compressed section's.
   static Expected<DwarfSections> from_elf(const elf::ElfFile& file);
 };
 
@@ -50,6 +53,7 @@ struct SourceFrame {
   uint32_t column = 0;
   uint32_t discriminator = 0;
   uint32_t start_line = 0;     // DW_AT_decl_line of the function (0 when absent)
+  bool has_row = false;        // innermost frame: a line-table row covers the address
   uint32_t unit = 0;           // internal: which unit's line table `file` indexes
 };
 
@@ -80,6 +84,13 @@ class SourceMap {
   Expected<void> for_each_subprogram_range(
       const std::function<void(std::string_view, uint64_t, uint64_t)>& fn);
 
+  // Calls fn(name, decl_line, decl_file) for every DW_TAG_subprogram DIE (declarations and
+  // abstract instances too), units and DIEs in file order: name as above, DW_AT_decl_line
+  // (0 when absent) and the path of DW_AT_decl_file (empty when absent or when decl_line is
+  // 0), each through abstract_origin and specification. Loads every unit first.
+  Expected<void> for_each_subprogram(
+      const std::function<void(std::string_view, uint32_t, const std::string&)>& fn);
+
   // The path of a frame's file ("dir/name", absolute with DW_AT_comp_dir), or empty.
   std::string file_path(const SourceFrame& frame) const;
 
@@ -89,6 +100,17 @@ class SourceMap {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The DWARF of one ELF file: its sections and their map, which point into the file's bytes
+// (they must outlive it).
+struct ElfDwarf {
+  DwarfSections sections;
+  SourceMap map;
+};
+
+// Null when `file` is an ELF file without .debug_info; an error when it is not ELF or its
+// units cannot be indexed.
+Expected<std::unique_ptr<ElfDwarf>> read_elf_dwarf(Bytes file);
 
 // The probe index packed into a call instruction's DWARF discriminator (docs/formats/pseudo-probes.md 1.7), as
 // llvm-profgen 22 extracts it: 13 bits when bit 28 says a base discriminator is encoded,

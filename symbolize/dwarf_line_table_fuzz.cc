@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "format/dwarf/line_table.h"
+#include "symbolize/dwarf_line_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace profkit;

@@ -1,5 +1,6 @@
-// Property: building a SourceMap from arbitrary DWARF sections and asking for the frames of
-// addresses never crashes, hangs or reads past the sections; errors are values.
+// Property: building a SourceMap from arbitrary DWARF sections, asking for the frames of
+// addresses and listing the subprograms with their declarations never crashes, hangs or
+// reads past the sections; errors are values.
 // Input: ten u32 little-endian sizes (.debug_info, _abbrev, _line, _line_str, _str,
 // _str_offsets, _addr, _ranges, _rnglists, _aranges), four u64 addresses to look up, then
 // the section bytes in that order (seeds: the probe conformance test writes real ones to
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "format/dwarf/source_map.h"
+#include "symbolize/source_map.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace profkit;
@@ -35,5 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& f : frames) (void)map->file_path(f);
     }
   }
+  (void)map->for_each_subprogram([](std::string_view, uint32_t, const std::string&) {});
   return 0;
 }
