@@ -62,7 +62,7 @@ void* node_alloc(size_t bytes) {
 
 // Folded from the outermost frame in, as the walker's memo does (walker.h).
 uint64_t hash_pcs(const uintptr_t* pcs, uint32_t n) {
-  uint64_t h = kStackHashSeed;
+  uint64_t h = 0;
   for (uint32_t i = n; i-- > 0;) h = stack_hash_step(h, pcs[i]);
   return stack_hash_final(h, n);
 }
