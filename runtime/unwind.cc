@@ -444,9 +444,11 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // recorded (memos are dropped when a state changes threads), so re-reading is safe.
   WalkStep* const old = state->walk_buf[memo.buf];
   // New steps go to the spare buffer, leaf at `top` and outward below it, so a walk of up
-  // to `max` frames fits and the memo's own steps stay intact until the walk succeeds.
+  // to `max` frames fits and the memo's own steps stay intact until the walk succeeds. The
+  // walk sits in the middle of the buffer: what is left over is room for later walks to
+  // go deeper (steps after `top`) or, cut at `max`, further out (steps before the first).
   WalkStep* const fresh = state->walk_buf[state->walk_spare];
-  const uint32_t top = max - 1;
+  const uint32_t top = kWalkBufSteps - 1 - (kWalkBufSteps - max) / 2;
   uint32_t n = 0;  // frames out so far
   WalkStep* st = nullptr;
 
@@ -485,7 +487,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // The memo becomes the fresh buffer's `count` steps; their hashes are folded outward-in.
   auto adopt_fresh = [&](uint32_t count) PROFKIT_RT_ALWAYS_INLINE {
     const uint32_t first = top + 1 - count;
-    uint64_t h = kStackHashSeed;
+    uint64_t h = 0;
     for (uint32_t x = first; x <= top; ++x) fresh[x].hash = h = stack_hash_step(h, fresh[x].pc);
     const uint32_t spare = memo.buf;
     memo.buf = state->walk_spare;
@@ -494,6 +496,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     memo.end = top + 1;
     memo.max = max;
     memo.context_id = 0;
+    memo.base = 0;
     *memo_out = &memo;
     *hash_out = stack_hash_final(h, count);
     return count;
@@ -516,6 +519,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   bool matching = memo.end > memo.first && memo.max == max;
   uint32_t j = matching ? memo.end - 1 : 0;
   uint32_t m = 0, i = 0;
+  bool extended = false;  // the memo grew outward: its walk is longer than before
   for (;;) {
     for (;;) {
       while (matching && old[j].sp < sp) {
@@ -547,22 +551,74 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     m = n;  // frames in the fresh buffer, below the memo's frame j
     // The memo's frames j, j-1, ...: the walk is full at frame `last` if the memo gets there.
     const uint32_t last = j + m + 1 >= max ? j + m + 1 - max : ~uint32_t{0};
+    // Only the memo's first step can end a walk (outermost, a zero return address, or cut):
+    // every step down to `stop` + 1 read its caller's return address and saved rbp (or the
+    // return address again: bp_at is never 0 there), and is checked in a tight loop.
+    const uint32_t stop = last != ~uint32_t{0} && last > memo.first ? last : memo.first;
     bool differs = false;
-    for (i = j;; --i) {
+    for (i = j; i > stop; --i) {
       const WalkStep& o = old[i];
       out[n++] = o.pc;
-      if (PROFKIT_RT_UNLIKELY(i == last || (o.flags & (kStepOutermost | kStepCut)) != 0)) {
-        differs = i != last && (o.flags & kStepCut) != 0;  // a cut step read nothing
-        break;
-      }
-      // Every step that was not the walk's last read its return address, and its saved rbp
-      // (or the return address again: bp_at is never 0 there).
-      if (load(o.bp_at) != o.bp_val || load(o.ra_at) != o.ra) {
+      if (((load(o.bp_at) ^ o.bp_val) | (load(o.ra_at) ^ o.ra)) != 0) {
         differs = true;  // frame i's registers are the memo's; what it reads is not
         break;
       }
-      if (o.ra == 0) break;  // the memo's walk ended at a zero return address: so does this one
-      // A step that read its caller's frame always has one: i > first.
+    }
+    if (!differs) {  // step `stop`: the walk is full there, or the memo's walk ended there
+      const WalkStep& o = old[i];
+      out[n++] = o.pc;
+      if (i == last || (o.flags & (kStepOutermost | kStepCut)) != 0)
+        differs = i != last && (o.flags & kStepCut) != 0;  // a cut step read nothing
+      else  // it read a zero return address: so does this walk, if the words are the same
+        differs = load(o.bp_at) != o.bp_val || load(o.ra_at) != o.ra;
+    }
+    // The replay got to the memo's first step, where the memo's walk was cut, and this walk
+    // needs more frames (its leaf is further out): the memo grows outward in place, before
+    // its first step, when its buffer has room there for the rest of the walk and room
+    // after it for the fresh frames.
+    if (differs && i == memo.first && (old[i].flags & kStepCut) != 0 && i >= max - n &&
+        j + m < kWalkBufSteps) {
+      st = &old[i];
+      pc = st->pc;
+      sp = st->sp;
+      bp = st->bp;
+      bp_known = (st->flags & kStepBpKnown) != 0;
+      st->flags &= kStepBpKnown;
+      st->bp_at = 0;
+      uint32_t k = i;
+      for (;;) {
+        const Next next = advance();
+        if (next == Next::fail) {  // the memo's first step is half rewritten: drop the memo
+          memo.first = memo.end = 0;
+          memo.context_id = 0;
+          return 0;
+        }
+        if (next == Next::end) break;
+        st = &old[--k];
+        st->pc = pc;
+        st->sp = sp;
+        st->bp = bp;
+        st->flags = bp_known ? kStepBpKnown : 0;
+        st->bp_at = 0;
+        st->ra_at = 0;
+        st->ra = 0;
+        out[n++] = pc;
+        if (n == max) {
+          st->flags |= kStepCut;
+          break;
+        }
+      }
+      // Prefix values of the new steps, backward from the memo's base.
+      uint64_t before = memo.base;
+      for (uint32_t x = i; x-- > k;) {
+        old[x].hash = before;
+        before = stack_hash_unstep(before, old[x].pc);
+      }
+      memo.base = before;
+      memo.first = k;
+      i = k;
+      extended = true;
+      break;
     }
     if (!differs) break;
     copy_replayed(m, j, i);
@@ -581,13 +637,13 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   }
   // The walk is the fresh frames, then the memo's frames j..i: they replace the memo's
   // frames below j (where there is room; else the fresh buffer takes the whole walk).
-  if (j + m >= kWalkMemoSteps) {
+  if (j + m >= kWalkBufSteps) {
     copy_replayed(m, j, i);
     if (n == max && !(fresh[top - (n - 1)].flags & kStepOutermost) && fresh[top - (n - 1)].ra != 0)
       fresh[top - (n - 1)].flags |= kStepCut;
     return adopt_fresh(n);
   }
-  const bool whole_replay = m == 0 && j + 1 == memo.end;
+  const bool whole_replay = m == 0 && j + 1 == memo.end && !extended;
   if (m != 0) {
     // Usually one or two steps: copied inline (a memcpy call would be the runtime's own
     // interposed one).
@@ -600,8 +656,9 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   memo.end = j + m + 1;
   if (!whole_replay) memo.context_id = 0;
   *memo_out = &memo;
-  // The memo's hash covers its frames from `first`: it is this walk's when the replay got there.
-  if (i == memo.first) *hash_out = stack_hash_final(old[memo.end - 1].hash, n);
+  // The walk is the memo's steps i .. end - 1.
+  const uint64_t before = i == memo.first ? memo.base : old[i - 1].hash;
+  *hash_out = stack_hash_final(stack_hash_window(before, old[memo.end - 1].hash, n), n);
   return n;
 }
 
@@ -611,6 +668,7 @@ void forget_walks(ThreadState* state) {
     memo.first = memo.end = 0;
     memo.max = 0;
     memo.context_id = 0;
+    memo.base = 0;
     memo.buf = i;
   }
   state->walk_spare = kWalkMemos;

@@ -41,6 +41,11 @@ struct alignas(64) FrameCacheSet {
 // near the leaf (a recursion one level deeper or shallower) rewrites only those steps.
 inline constexpr uint32_t kWalkMemos = 16;     // per thread state, by call site
 inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_size <= 255)
+// A memo's buffer holds more steps than a walk takes: a walk cut at its depth limit keeps
+// room on both sides, so a recursion that allocates a level deeper or shallower moves the
+// cut window within the buffer (new outer steps go before the memo's first) instead of
+// rewriting the whole walk into the spare buffer.
+inline constexpr uint32_t kWalkBufSteps = 512;
 struct WalkStep {
   uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
   uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
@@ -48,24 +53,49 @@ struct WalkStep {
   uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read, its value (a step
                             // that reads none holds its return address here again)
   uintptr_t ra_at, ra;      // the return address: where it was read, its value
-  uint64_t hash;            // stack_hash over the memo's frames from its outermost to this one
+  uint64_t hash;            // stack_hash_step over the memo's frames from its first to this one
 };
 struct WalkMemo {
   uint32_t first = 0, end = 0;  // its steps: [first, end) of its buffer, outermost first
   uint32_t max = 0;             // the depth it was walked with
   uint32_t context_id = 0;      // the depot id of the walk it holds; 0 until interned
   uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
+  uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
 };
-// The stack hash the depot keys on, folded from the outermost frame inward so that a walk
-// sharing its outer frames with the memo's extends the memo's hash (stack.cc, unwind.cc).
-inline constexpr uint64_t kStackHashSeed = 0x9E3779B97F4A7C15ull;
-inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) {
-  h ^= pc;
-  h *= 0xFF51AFD7ED558CCDull;
-  return h ^ (h >> 32);
+// The stack hash the depot keys on: a polynomial in the return addresses, outermost frame
+// first (h = h * B + pc), modulo 2^64, then mixed. Polynomial so that the hash of any run of
+// a memo's steps follows from two prefix values (stack_hash_window): a walk cut at the depth
+// limit uses a window of the memo's steps that does not start at its first one, and the
+// memo can grow outward (prefix values of earlier steps follow backward with B's inverse).
+// Equal hashes are only candidates: the depot compares the frames.
+inline constexpr uint64_t kStackHashBase = 0x9E3779B97F4A7C15ull;  // odd: invertible mod 2^64
+inline constexpr uint64_t kStackHashBaseInverse = [] {
+  uint64_t x = kStackHashBase;  // Newton's iteration doubles the correct low bits each time
+  for (int i = 0; i < 6; ++i) x *= 2 - kStackHashBase * x;
+  return x;
+}();
+static_assert(kStackHashBase * kStackHashBaseInverse == 1);
+inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) { return h * kStackHashBase + pc; }
+inline uint64_t stack_hash_unstep(uint64_t h, uintptr_t pc) {  // the prefix before `pc`'s step
+  return (h - pc) * kStackHashBaseInverse;
+}
+inline uint64_t stack_hash_power(uint32_t n) {  // B^n
+  uint64_t r = 1, b = kStackHashBase;
+  for (; n != 0; n >>= 1, b *= b)
+    if (n & 1) r *= b;
+  return r;
+}
+// The polynomial of the n steps after the prefix value `before`, up to the prefix value `end`.
+inline uint64_t stack_hash_window(uint64_t before, uint64_t end, uint32_t n) {
+  return end - before * stack_hash_power(n);
 }
 inline uint64_t stack_hash_final(uint64_t h, uint32_t n) {
-  h ^= uint64_t{n} * 0xC4CEB9FE1A85EC53ull;
+  h += uint64_t{n} * 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 33;
   return h != 0 ? h : 1;  // 0 means "not known" to the depot
 }
 static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&

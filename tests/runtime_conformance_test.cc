@@ -368,7 +368,8 @@ TEST(Default, OwnUnwinderGivesLibunwindsStacks) {
 
 TEST(Default, OwnUnwinderGivesLibunwindsStacksInDeepRecursion) {
   // Walks one frame deeper or shallower each time, cut at the depth limit, with a memo that
-  // outgrows its buffer at 200 frames: every context and count as libunwind gives them.
+  // outgrows its buffer at 200 frames and grows outward in it on the way back up: every
+  // context and count as libunwind gives them.
   const Binaries& b = build("deep_walk", "deep_walk.c");
   for (const std::string depth : {"", "malloc_context_size=200"}) {
     const std::string sep = depth.empty() ? "" : ":";
@@ -377,6 +378,19 @@ TEST(Default, OwnUnwinderGivesLibunwindsStacksInDeepRecursion) {
         profile_one(b, true, "deep-walk-libunwind" + depth, depth + sep + "use_libunwind=1");
     EXPECT_GE(own.size(), 30u) << depth;
     expect_same(libunwind, own, "deep recursion, own walker vs libunwind " + depth);
+    // The stack hash the walker derives from its memo (a window of its steps) is the one
+    // the depot computes from the frames: else the depot would hold a stack twice, under
+    // two ids, which llvm-profdata merges back into one context.
+    const auto files = profile(b.ours, "deep-walk-ids" + depth, depth);
+    ASSERT_EQ(files.size(), 1u);
+    const std::string bytes = profkit::test::read_file(files[0]);
+    auto profiles = profkit::memprof::read_raw_profiles(profkit::as_bytes(bytes));
+    ASSERT_TRUE(profiles.has_value());
+    ASSERT_EQ(profiles->size(), 1u);
+    std::set<std::vector<uint64_t>> stacks;
+    for (const auto& s : profiles->front().stacks)
+      EXPECT_TRUE(stacks.insert(std::vector<uint64_t>(s.pcs.begin(), s.pcs.end())).second)
+          << depth << ": stack " << s.stack_id << " is in the depot twice";
   }
 }
 
