@@ -25,6 +25,58 @@ using sampleprof::LineLocation;
 using sampleprof::Profile;
 
 
+// An open-addressing hash table from Key to V: no allocation per entry, so filling and
+// freeing it cost a few large blocks instead of one node per entry. Key::empty() marks a
+// free slot and is never a key.
+template <class Key, class V>
+class FlatTable {
+ public:
+  V* find(const Key& k) {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = k.hash() & mask();; i = (i + 1) & mask()) {
+      Slot& s = slots_[i];
+      if (s.key == k) return &s.value;
+      if (s.key == Key::empty()) return nullptr;
+    }
+  }
+  V& operator[](const Key& k) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+    for (size_t i = k.hash() & mask();; i = (i + 1) & mask()) {
+      Slot& s = slots_[i];
+      if (s.key == k) return s.value;
+      if (s.key == Key::empty()) {
+        s.key = k;
+        ++size_;
+        return s.value;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    Key key = Key::empty();
+    V value{};
+  };
+  size_t mask() const { return slots_.size() - 1; }
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (s.key == Key::empty()) continue;
+      size_t i = s.key.hash() & mask();
+      while (!(slots_[i].key == Key::empty())) i = (i + 1) & mask();
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+inline uint64_t mix(uint64_t h) {
+  h *= 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
 // Tail-call frames a frame-pointer stack cannot show (a jmp leaves no frame): between a
 // call site and the next frame, the unique chain of sampled tail calls that leads there.
 class MissingFrames {
@@ -55,47 +107,94 @@ class MissingFrames {
         if (tail && binary.find_func_range(to) != from_range) tail_calls[from].insert(to);
       }
     }
-    for (const auto& [site, targets] : calls)
+    for (const auto& [site, targets] : calls) {
+      std::set<uint32_t> funcs;
       for (uint64_t t : targets)
-        if (const FuncRange* r = binary.find_func_range(t)) call_funcs_[site].insert(r->function);
+        if (const FuncRange* r = binary.find_func_range(t)) funcs.insert(r->function);
+      call_funcs_.emplace(site, std::vector<uint32_t>(funcs.begin(), funcs.end()));
+    }
+    // Per function, its tail-call sites in address order, each with its target functions
+    // in ascending order (one array, indexed by function).
+    const size_t nfunctions = binary.functions().size();
+    tail_target_.assign(nfunctions, false);
+    std::vector<std::vector<std::pair<uint64_t, std::vector<uint32_t>>>> by_function(nfunctions);
     for (const auto& [site, targets] : tail_calls) {
+      std::set<uint32_t> funcs;
       for (uint64_t t : targets) {
         if (const FuncRange* r = binary.find_func_range(t)) {
-          tail_funcs_[site].insert(r->function);
-          tail_targets_.insert(r->function);
+          funcs.insert(r->function);
+          tail_target_[r->function] = true;
         }
       }
-      if (const FuncRange* r = binary.find_func_range(site)) tail_sites_[r->function].push_back(site);
+      if (const FuncRange* r = binary.find_func_range(site))
+        by_function[r->function].emplace_back(site, std::vector<uint32_t>(funcs.begin(), funcs.end()));
     }
-    for (auto& [f, sites] : tail_sites_) std::sort(sites.begin(), sites.end());
+    site_begin_.assign(nfunctions + 1, 0);
+    for (size_t f = 0; f < nfunctions; ++f) {
+      auto& sites = by_function[f];
+      std::sort(sites.begin(), sites.end());
+      site_begin_[f] = static_cast<uint32_t>(sites_.size());
+      for (const auto& [site, funcs] : sites) {
+        sites_.push_back(TailSite{site, static_cast<uint32_t>(site_funcs_.size()),
+                                  static_cast<uint32_t>(funcs.size())});
+        site_funcs_.insert(site_funcs_.end(), funcs.begin(), funcs.end());
+      }
+    }
+    site_begin_[nfunctions] = static_cast<uint32_t>(sites_.size());
+    visit_.assign(nfunctions, 0);
   }
 
   // Context (call addresses, then the leaf address) with inferred frames inserted.
-  std::vector<uint64_t> infer(const std::vector<uint64_t>& context) {
-    if (context.size() <= 1) return context;
-    std::vector<uint64_t> out;
-    for (size_t i = 1; i < context.size(); ++i) infer_pair(context[i - 1], context[i], out);
-    out.push_back(context.back());
-    return out;
+  void infer(std::vector<uint64_t>& context) {
+    if (context.size() <= 1) return;
+    out_.clear();
+    for (size_t i = 1; i < context.size(); ++i) infer_pair(context[i - 1], context[i], out_);
+    out_.push_back(context.back());
+    context.swap(out_);
   }
 
  private:
+  // A piece of pool_.
+  struct Span {
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  // (call site, function reached)
+  struct SiteKey {
+    uint64_t site;
+    uint32_t function;
+    static SiteKey empty() { return {0, UINT32_MAX}; }
+    bool operator==(const SiteKey&) const = default;
+    uint64_t hash() const { return mix(site ^ (uint64_t{function} << 40) ^ function); }
+  };
+  // (function, function): never equal (a function reaches itself without a search)
+  struct FunctionPair {
+    uint32_t from, to;
+    static FunctionPair empty() { return {0, 0}; }
+    bool operator==(const FunctionPair&) const = default;
+    uint64_t hash() const { return mix((uint64_t{from} << 32) | to); }
+  };
+  struct TailSite {
+    uint64_t address;
+    uint32_t first, count;  // its target functions: site_funcs_[first, first + count)
+  };
+  // The tail-call paths between two functions: none, several, or one, kept in pool_ as its
+  // length then its addresses (12-byte table slots: there are millions).
+  enum : uint32_t { kNoPath = 0, kSeveralPaths = 1, kPathAt = 2 };  // kPathAt + pool_ offset
+
   void infer_pair(uint64_t from, uint64_t to, std::vector<uint64_t>& path) {
     path.push_back(from);
     const FuncRange* to_range = binary_.find_func_range(to);
     if (to_range == nullptr) return;
     // The answer depends on the call site and the function reached only: remember it.
-    const uint64_t key = (from << 20) ^ to_range->function ^ (from >> 44);
-    auto [memo, fresh] = memo_.try_emplace(key);
-    if (!fresh && memo->second.from == from && memo->second.to == to_range->function) {
-      path.insert(path.end(), memo->second.path.begin(), memo->second.path.end());
+    if (const Span* memo = memo_.find(SiteKey{from, to_range->function})) {
+      path.insert(path.end(), pool_.begin() + static_cast<int64_t>(memo->offset),
+                  pool_.begin() + static_cast<int64_t>(memo->offset + memo->size));
       return;
     }
     const size_t pos = path.size();
     infer_pair_uncached(from, to_range->function, path);
-    if (fresh)
-      memo->second = Memo{from, to_range->function,
-                          std::vector<uint64_t>(path.begin() + static_cast<int64_t>(pos), path.end())};
+    memo_[SiteKey{from, to_range->function}] = remember(path, pos);
   }
 
   void infer_pair_uncached(uint64_t from, uint32_t target, std::vector<uint64_t>& path) {
@@ -104,12 +203,13 @@ class MissingFrames {
     if (calls == call_funcs_.end()) return;
     // A direct target of the call site: nothing is missing (even when the same function is
     // also reached through a tail call from that site).
-    if (calls->second.count(target)) return;
-    if (!tail_targets_.count(target)) return;
+    const std::vector<uint32_t>& funcs = calls->second;
+    if (std::binary_search(funcs.begin(), funcs.end(), target)) return;
+    if (target >= tail_target_.size() || !tail_target_[target]) return;
     ++visit_epoch_;
     depth_ = 0;
     uint64_t paths = 0;
-    for (uint32_t f : calls->second) {
+    for (uint32_t f : funcs) {
       paths += paths_from_function(f, target, path);
       if (paths > 1) break;
     }
@@ -118,67 +218,70 @@ class MissingFrames {
 
   uint64_t paths_from_function(uint32_t from, uint32_t to, std::vector<uint64_t>& path) {
     if (from == to) return 1;
-    if (visiting(from)) return 0;
-    const uint64_t pair = (uint64_t{from} << 32) | to;
-    if (auto u = unique_.find(pair); u != unique_.end()) {
-      path.insert(path.end(), u->second.begin(), u->second.end());
+    if (visit_[from] == visit_epoch_) return 0;  // on the current search path
+    const FunctionPair pair{from, to};
+    if (const uint32_t* known = paths_.find(pair)) {
+      if (*known == kNoPath) return 0;
+      if (*known == kSeveralPaths) return 2;  // callers only test != 1 and > 1
+      const auto at = pool_.begin() + (*known - kPathAt);
+      path.insert(path.end(), at + 1, at + 1 + static_cast<int64_t>(*at));
       return 1;
     }
-    if (auto nu = non_unique_.find(pair); nu != non_unique_.end()) return nu->second;
     const size_t pos = path.size();
     if (depth_ == max_depth_) return 0;
-    auto sites = tail_sites_.find(from);
-    if (sites == tail_sites_.end()) return 0;
+    const uint32_t first = site_begin_[from], last = site_begin_[from + 1];
+    if (first == last) return 0;
     ++depth_;
-    set_visiting(from, true);
+    visit_[from] = visit_epoch_;
     uint64_t paths = 0;
-    for (uint64_t site : sites->second) {
-      paths += paths_from_site(site, to, path);
+    for (uint32_t s = first; s < last; ++s) {
+      paths += paths_from_site(sites_[s], to, path);
       if (paths > 1) break;
     }
     --depth_;
-    set_visiting(from, false);
+    visit_[from] = 0;
     if (paths != 1) path.resize(pos);
-    if (paths == 1) unique_[pair].assign(path.begin() + static_cast<int64_t>(pos), path.end());
-    else non_unique_[pair] = paths;
+    uint32_t& known = paths_[pair];
+    known = paths == 0 ? kNoPath : paths > 1 ? kSeveralPaths : kPathAt + static_cast<uint32_t>(pool_.size());
+    if (paths == 1) {
+      pool_.push_back(path.size() - pos);
+      pool_.insert(pool_.end(), path.begin() + static_cast<int64_t>(pos), path.end());
+    }
     return paths;
   }
 
-  uint64_t paths_from_site(uint64_t site, uint32_t to, std::vector<uint64_t>& path) {
-    auto targets = tail_funcs_.find(site);
-    if (targets == tail_funcs_.end()) return 0;
-    path.push_back(site);
+  uint64_t paths_from_site(const TailSite& site, uint32_t to, std::vector<uint64_t>& path) {
+    path.push_back(site.address);
     uint64_t paths = 0;
-    for (uint32_t f : targets->second) {
-      paths += paths_from_function(f, to, path);
+    for (uint32_t k = 0; k < site.count; ++k) {
+      paths += paths_from_function(site_funcs_[site.first + k], to, path);
       if (paths > 1) break;
     }
     if (paths != 1) path.pop_back();
     return paths;
   }
 
+  Span remember(const std::vector<uint64_t>& path, size_t pos) {
+    const Span span{static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(path.size() - pos)};
+    pool_.insert(pool_.end(), path.begin() + static_cast<int64_t>(pos), path.end());
+    return span;
+  }
+
   const ProfiledBinary& binary_;
   uint32_t max_depth_;
   uint32_t depth_ = 0;
-  std::unordered_map<uint64_t, std::set<uint32_t>> call_funcs_, tail_funcs_;
-  std::unordered_set<uint32_t> tail_targets_;
-  std::unordered_map<uint32_t, std::vector<uint64_t>> tail_sites_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> call_funcs_;  // ascending
+  std::vector<bool> tail_target_;       // per function
+  std::vector<uint32_t> site_begin_;    // per function: its sites are sites_[begin[f], begin[f+1])
+  std::vector<TailSite> sites_;
+  std::vector<uint32_t> site_funcs_;
   // The functions on the current search path: marked with the search's epoch.
-  bool visiting(uint32_t f) const { return f < visit_.size() && visit_[f] == visit_epoch_; }
-  void set_visiting(uint32_t f, bool on) {
-    if (f >= visit_.size()) visit_.resize(f + 1, 0);
-    visit_[f] = on ? visit_epoch_ : 0;
-  }
   std::vector<uint64_t> visit_;
   uint64_t visit_epoch_ = 0;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> unique_;  // (from << 32 | to) -> path
-  std::unordered_map<uint64_t, uint64_t> non_unique_;
-  struct Memo {
-    uint64_t from = 0;
-    uint32_t to = 0;
-    std::vector<uint64_t> path;
-  };
-  std::unordered_map<uint64_t, Memo> memo_;
+  std::vector<uint64_t> pool_;    // the remembered paths, end to end
+  FlatTable<FunctionPair, uint32_t> paths_;  // tail-call paths between two functions
+  FlatTable<SiteKey, Span> memo_;         // the frames inferred between a call site and a function
+  std::vector<uint64_t> out_;
 };
 
 class Generator {
@@ -247,14 +350,11 @@ class Generator {
   // The summary of every context merged into its function (merged in trie order, as the
   // summary of a CS profile merges its contexts).
   sampleprof::Summary context_less_summary() {
-    Profile flat;
+    std::vector<const FunctionSamples*> profiles;
     Trie::for_each(trie_.root(), [&](TrieNode* n) {
-      if (n->samples == nullptr) return;
-      auto [it, added] = flat.functions.try_emplace(n->name.hash());
-      if (added) it->second.name = n->name;
-      (void)it->second.merge(*n->samples);
+      if (n->samples != nullptr) profiles.push_back(n->samples);
     });
-    return sampleprof::compute_summary(flat);
+    return sampleprof::flat_summary(profiles);
   }
 
   // Line-based: per instruction of each disjoint piece, the innermost line takes the
@@ -324,10 +424,11 @@ class Generator {
   // leaf.
   TrieNode* probe_node(const std::vector<uint64_t>& addresses, const probe::Probe& leaf) {
     const probe::ProbeMap& map = binary_.probes();
-    std::vector<uint64_t> context = addresses;
+    std::vector<uint64_t>& context = context_;
+    context.assign(addresses.begin(), addresses.end());
     if (missing_) {
       context.push_back(leaf.address);
-      context = missing_->infer(context);
+      missing_->infer(context);
       context.pop_back();
     }
     std::vector<const probe::Probe*> calls;
@@ -467,6 +568,7 @@ class Generator {
   std::unordered_set<uint64_t> profiled_;  // their GUIDs (MD5 of the DWARF name)
   std::vector<int8_t> decoded_;  // per inline node: -1 unknown, 0/1
   std::unordered_map<uint32_t, TrieNode*> node_cache_;  // inline node -> context node
+  std::vector<uint64_t> context_;  // probe_node's buffer
 };
 
 }  // namespace

@@ -485,7 +485,9 @@ std::string_view ProbeMap::name(uint64_t guid) const {
 std::span<const uint32_t> ProbeMap::find(uint64_t from, uint64_t to) const {
   auto addr_less = [this](uint32_t p, uint64_t a) { return probes_[p].address < a; };
   auto lo = std::lower_bound(by_address_.begin(), by_address_.end(), from, addr_less);
-  auto hi = std::lower_bound(lo, by_address_.end(), to, addr_less);
+  // The end by a scan: the callers walk the probes found anyway, and there are few.
+  auto hi = lo;
+  while (hi != by_address_.end() && probes_[*hi].address < to) ++hi;
   return std::span<const uint32_t>(by_address_.data() + (lo - by_address_.begin()),
                                    static_cast<size_t>(hi - lo));
 }

@@ -404,13 +404,75 @@ Summary compute_summary(const Profile& profile) {
     return b.finish();
   }
   // CS profiles are summarised on the profile flattened by leaf name, merged in map order.
-  std::unordered_map<uint64_t, FunctionSamples> flat;
-  for (const auto& [key, f] : profile.functions) {
-    auto [it, inserted] = flat.try_emplace(f.name.hash());
-    if (inserted) it->second.name = f.name;
-    (void)it->second.merge(f);
+  std::vector<const FunctionSamples*> profiles;
+  profiles.reserve(profile.functions.size());
+  for (const auto& [key, f] : profile.functions) profiles.push_back(&f);
+  return flat_summary(profiles);
+}
+
+Summary flat_summary(const std::vector<const FunctionSamples*>& profiles) {
+  SummaryBuilder b;
+  const bool nested = std::any_of(profiles.begin(), profiles.end(),
+                                  [](const FunctionSamples* f) { return !f->callsites.empty(); });
+  if (nested) {
+    std::unordered_map<uint64_t, FunctionSamples> flat;
+    for (const FunctionSamples* f : profiles) {
+      auto [it, inserted] = flat.try_emplace(f->name.hash());
+      if (inserted) it->second.name = f->name;
+      (void)it->second.merge(*f);
+    }
+    for (const auto& [key, f] : flat) b.add(f, false);
+    return b.finish();
   }
-  for (const auto& [key, f] : flat) b.add(f, false);
+  // Without inlinees, what the summary needs of the merged profiles is each function's
+  // head and merged checksum and each of its locations' summed count: kept per function in
+  // a vector sorted by location (a profile's body merges in with one linear pass), instead
+  // of merged profiles (no targets, no tree nodes).
+  struct Flat {
+    uint64_t checksum = 0;
+    uint64_t head = 0;
+    std::vector<std::pair<LineLocation, uint64_t>> body;
+  };
+  std::unordered_map<uint64_t, uint32_t> index;  // name hash -> function
+  std::vector<Flat> functions;
+  std::vector<std::pair<LineLocation, uint64_t>> added;
+  MergeResult ignored = MergeResult::ok;
+  for (const FunctionSamples* f : profiles) {
+    auto [it, inserted] = index.try_emplace(f->name.hash(), static_cast<uint32_t>(functions.size()));
+    if (inserted) functions.emplace_back();
+    Flat& m = functions[it->second];
+    // merge's checksum rule: a profile whose checksum differs is not merged at all.
+    if (m.checksum == 0)
+      m.checksum = f->checksum;
+    else if (m.checksum != f->checksum)
+      continue;
+    m.head = saturating_add_mul(m.head, f->head, 1, ignored);
+    added.clear();
+    size_t i = 0;
+    for (const auto& [loc, rec] : f->body) {
+      while (i < m.body.size() && m.body[i].first < loc) ++i;
+      if (i < m.body.size() && m.body[i].first == loc)
+        m.body[i].second = saturating_add_mul(m.body[i].second, rec.samples, 1, ignored);
+      else
+        added.emplace_back(loc, rec.samples);
+    }
+    if (!added.empty()) {
+      const size_t old = m.body.size();
+      m.body.insert(m.body.end(), added.begin(), added.end());
+      std::inplace_merge(m.body.begin(), m.body.begin() + static_cast<int64_t>(old), m.body.end());
+    }
+  }
+  Summary& s = b.s;
+  s.num_functions = functions.size();
+  for (const Flat& m : functions) s.max_function_count = std::max(s.max_function_count, m.head);
+  for (const Flat& m : functions) {
+    for (const auto& [loc, n] : m.body) {
+      s.total_count += n;  // wraps, as LLVM's does
+      s.max_count = std::max(s.max_count, n);
+      ++b.num_counts;
+      ++b.frequency[n];
+    }
+  }
   return b.finish();
 }
 

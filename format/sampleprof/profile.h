@@ -207,5 +207,7 @@ std::vector<const FunctionSamples*> sorted_functions(const Profile& profile);
 
 // The summary of a profile as LLVM computes it (CS profiles: on the flattened profile).
 Summary compute_summary(const Profile& profile);
+// The summary of the profile made by merging `profiles` (in this order) by leaf name.
+Summary flat_summary(const std::vector<const FunctionSamples*>& profiles);
 
 }  // namespace profkit::sampleprof

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "format/sampleprof/merge.h"
 #include "format/sampleprof/reader.h"
@@ -87,6 +88,41 @@ TEST(SampleProfileTest, MergeKeepsTheFirstChecksumAndAttributesAndDropsMismatche
   Profile merged = m.finish();
   EXPECT_EQ(mismatches, 1);
   EXPECT_EQ(to_text(merged), "main:114:16\n 1: 60\n !CFGChecksum: 11\n !Attributes: 1\n");
+}
+
+// The summary of contexts without inlinees is made without merging profiles; it must equal
+// the summary of the profiles merged by leaf name (checksum mismatches skipped, zero counts
+// counted, counts saturating, locations met in any order).
+TEST(SampleProfileTest, CsSummaryEqualsTheSummaryOfTheMergedProfile) {
+  Profile p = text(
+      "[main:1 @ foo]:100:10\n 1: 50\n 3: 0\n !CFGChecksum: 11\n"
+      "[main:2 @ foo]:70:4\n 2: 20\n 3: 30\n !CFGChecksum: 11\n"
+      "[main:3 @ foo]:9:1\n 1: 9\n !CFGChecksum: 12\n"
+      "[bar:1 @ foo]:18446744073709551615:3\n 1: 18446744073709551615\n !CFGChecksum: 11\n"
+      "[main]:40:2\n 1: 30\n 1.1: 10\n 4: 0\n"
+      "[bar]:5:5\n 2: 5\n");
+  ASSERT_TRUE(p.is_cs);
+  std::vector<const FunctionSamples*> order;
+  Profile flat;
+  for (const auto& [key, f] : p.functions) {
+    order.push_back(&f);
+    auto [it, added] = flat.functions.try_emplace(f.name.hash());
+    if (added) it->second.name = f.name;
+    (void)it->second.merge(f);
+  }
+  const Summary want = compute_summary(flat);
+  const Summary got = flat_summary(order);
+  EXPECT_EQ(got.total_count, want.total_count);
+  EXPECT_EQ(got.max_count, want.max_count);
+  EXPECT_EQ(got.max_function_count, want.max_function_count);
+  EXPECT_EQ(got.num_counts, want.num_counts);
+  EXPECT_EQ(got.num_functions, want.num_functions);
+  ASSERT_EQ(got.detailed.size(), want.detailed.size());
+  for (size_t i = 0; i < got.detailed.size(); ++i) {
+    EXPECT_EQ(got.detailed[i].min_count, want.detailed[i].min_count) << i;
+    EXPECT_EQ(got.detailed[i].num_counts, want.detailed[i].num_counts) << i;
+  }
+  EXPECT_EQ(want.num_functions, 3u);
 }
 
 TEST(SampleProfileTest, MergeSaturatesAndRefusesMixedKinds) {
