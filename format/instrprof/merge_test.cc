@@ -209,15 +209,17 @@ TEST(Merge, WeightsMakeTheMergeOrderSensitive) {
   EXPECT_TRUE(m.order_sensitive());
 }
 
+// A file of format/instrprof/testdata/merge/.
+std::string merge_testdata(const char* name) {
+  std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
+                   std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 TEST(Merge, RawFastPathEqualsMergingDecodedProfiles) {
-  auto load = [](const char* name) {
-    std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
-                     std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  const std::string a = load("vp22.profraw"), b = load("vp22b.profraw");
+  const std::string a = merge_testdata("vp22.profraw"), b = merge_testdata("vp22b.profraw");
   Merger fast;
   RawReader reader;
   ASSERT_TRUE(fast.add_raw(as_bytes(a), 2, reader));
@@ -239,14 +241,7 @@ TEST(Merge, RawFastPathEqualsMergingDecodedProfiles) {
 // saturating ones, pseudo counts (which must fall back to record-by-record merging), weights
 // and an input of another program in between; both semantics.
 TEST(Merge, BulkImagesEqualMergingDecodedProfiles) {
-  auto load = [](const char* name) {
-    std::ifstream in(std::string(PROFKIT_SOURCE_DIR) + "/format/instrprof/testdata/merge/" + name,
-                     std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  const std::string base = load("vp22.profraw"), other = load("simple22.profraw");
+  const std::string base = merge_testdata("vp22.profraw"), other = merge_testdata("simple22.profraw");
   // v10 header: 16 words; counters follow the binary ids and the 64-byte data records.
   auto word = [&](size_t i) { return load_le<uint64_t>(as_bytes(base).data() + 8 * i); };
   const size_t counters_at = 128 + word(2) + 64 * word(3) + word(4);
