@@ -64,8 +64,11 @@ build() {  # build NAME LIBS SOURCES... : NAME.{plain,floor,crt,profkit}
 for p in $PROGRAMS; do
   case $p in
     lua) CDEFS="-DLUA_USE_POSIX" build lua "-lm" "$third"/lua/*.c ;;
-    sqlite) CDEFS="-I$third/sqlite" \
-      build sqlite "-lm" "$third/sqlite/sqlite3.c" "$third/sqlite/speedtest1.c" ;;
+    sqlite)  # the amalgamation is stored gzipped (8 MB of C); unpacked into $WORK
+      [ sqlite3.c -nt "$third/sqlite/sqlite3.c.gz" ] ||
+        { gzip -dc "$third/sqlite/sqlite3.c.gz" >sqlite3.c.tmp && mv sqlite3.c.tmp sqlite3.c; }
+      CDEFS="-I$third/sqlite" \
+        build sqlite "-lm" "$PWD/sqlite3.c" "$third/sqlite/speedtest1.c" ;;
     *) echo "real.sh: unknown program $p (lua, sqlite)" >&2; exit 1 ;;
   esac
 done
