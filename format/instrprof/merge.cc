@@ -166,8 +166,9 @@ bool Merger::on_image(const RawImage& image) {
     // Counters of 2^62 and more could be pseudo counts or overflow a sum: such an image is
     // merged record by record.
     uint64_t any = 0;
-    for (size_t k = 0; k + 8 <= image.counters.size(); k += 8)
-      any |= load_le<uint64_t>(image.counters.data() + k);
+    const uint8_t* c = image.counters.data();
+    const size_t n = image.counters.size() / 8;
+    for (size_t k = 0; k < n; ++k) any |= load_le<uint64_t>(c + 8 * k);
     if ((any >> 62) == 0) return true;
   }
   flush_bulk();
