@@ -452,6 +452,17 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   uint32_t n = 0;  // frames out so far
   WalkStep* st = nullptr;
 
+  // Opens step *st at the current frame; advance() fills in what it reads from it.
+  auto start_step = [&]() PROFKIT_RT_ALWAYS_INLINE {
+    st->pc = pc;
+    st->sp = sp;
+    st->bp = bp;
+    st->flags = bp_known ? kStepBpKnown : 0;
+    st->bp_at = 0;
+    st->ra_at = 0;
+    st->ra = 0;
+  };
+
   // One step outward from the frame `st` records (registers pc, sp, bp): its rule, the
   // words it reads, the caller's registers.
   enum class Next { frame, end, fail };
@@ -532,13 +543,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
           ((old[j].flags & kStepBpKnown) != 0) == bp_known)
         break;
       st = &fresh[top - n];
-      st->pc = pc;
-      st->sp = sp;
-      st->bp = bp;
-      st->flags = bp_known ? kStepBpKnown : 0;
-      st->bp_at = 0;
-      st->ra_at = 0;
-      st->ra = 0;
+      start_step();
       out[n++] = pc;
       if (n == max) {
         st->flags |= kStepCut;
@@ -595,13 +600,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
         }
         if (next == Next::end) break;
         st = &old[--k];
-        st->pc = pc;
-        st->sp = sp;
-        st->bp = bp;
-        st->flags = bp_known ? kStepBpKnown : 0;
-        st->bp_at = 0;
-        st->ra_at = 0;
-        st->ra = 0;
+        start_step();
         out[n++] = pc;
         if (n == max) {
           st->flags |= kStepCut;
