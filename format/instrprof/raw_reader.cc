@@ -411,6 +411,17 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     return value;
   };
 
+  // Data record i as the sink sees it, before its counters and values.
+  auto function_of = [&](const DataRecord& d, uint64_t i) {
+    RawFunction fn;
+    fn.name_ref = d.name_ref;
+    fn.hash = d.hash;
+    fn.name_fn = &RawReader::lookup_name;
+    fn.name_ctx = &names_;
+    fn.ordinal = static_cast<uint32_t>(i);
+    return fn;
+  };
+
   // Value data (docs/formats/irpgo.md 1.12) of a record with value sites: each such record
   // has its block in the value section, in record order.
   Cursor values(image.subspan(values_off), base + values_off, swap);
@@ -531,12 +542,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     for (size_t at = 0; at < num_sited; ++at) {
       const uint32_t i = layout_sited_[at];
       const DataRecord d = record_at(i);
-      RawFunction fn;
-      fn.name_ref = d.name_ref;
-      fn.hash = d.hash;
-      fn.name_fn = &RawReader::lookup_name;
-      fn.name_ctx = &names_;
-      fn.ordinal = i;
+      RawFunction fn = function_of(d, i);
       fn.values_only = true;
       for (size_t a = 0; a < 3; ++a) {
         const size_t next = at + (size_t{3} << a);
@@ -554,12 +560,7 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     const DataRecord d = record_at(i);
     // A correlated record has no place in the file: errors name the image.
     const uint64_t rec_off = correlation_ != nullptr ? base : base + data_off + i * record_size;
-    RawFunction fn;
-    fn.name_ref = d.name_ref;
-    fn.hash = d.hash;
-    fn.name_fn = &RawReader::lookup_name;
-    fn.name_ctx = &names_;
-    fn.ordinal = static_cast<uint32_t>(i);
+    RawFunction fn = function_of(d, i);
 
     // Counters (docs/formats/irpgo.md 1.8 / 1.9).
     // CounterPtr minus CountersDelta is the offset in the counter section; the delta shrinks
