@@ -13,10 +13,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "format/memprof/input_kind.h"
-#include "format/memprof/indexed_reader.h"
-#include "format/memprof/raw_reader.h"
-#include "format/memprof/yaml_reader.h"
+#include "format/memprof/input.h"
 #include "io/mapped_file.h"
 #include "symbolize/function_table.h"
 #include "symbolize/memprof_pipeline.h"
@@ -92,15 +89,14 @@ class ContextSet {
   std::unordered_map<uint64_t, size_t> index_;
 };
 
-Expected<HeapProfile> load_raw(Bytes bytes, const HeapLoadOptions& options,
+Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOptions& options,
                                std::string* failed_path) {
   symbolize::MemProfSymbolizerOptions sym_options;
   // Every binary matched to its own segments by build id (PIE and shared libraries too).
   sym_options.llvm_compatible = false;
-  symbolize::MemProfInput input;
-  input.bytes = bytes;
   PROFKIT_TRY_ASSIGN(symbolize::SymbolizedRaw raw,
-                     symbolize::read_raw_input(input, options.binaries, sym_options, failed_path));
+                     symbolize::symbolize_raw(std::move(merged_raw), options.binaries, sym_options,
+                                              failed_path));
   const memprof::MergedRaw& merged = raw.merged;
   symbolize::MemProfSymbolizer& symbolizer = *raw.symbolizer;
   HeapProfile profile;
@@ -292,50 +288,39 @@ void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& t) 
 Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadOptions& options) {
   if (options.failed_path != nullptr) *options.failed_path = path;
   PROFKIT_TRY_ASSIGN(MappedFile file, MappedFile::open(path));
-  const Bytes bytes = file.bytes();
+  PROFKIT_TRY_ASSIGN(memprof::MemProfFile input, memprof::read_memprof_file(file.bytes()));
   HeapProfile profile;
-  const memprof::InputKind kind = memprof::input_kind(bytes);
-  switch (kind) {
-    case memprof::InputKind::raw: {
-      PROFKIT_TRY_ASSIGN(profile, load_raw(bytes, options, options.failed_path));
-      break;
-    }
-    case memprof::InputKind::yaml:
-    case memprof::InputKind::indexed: {
-      const bool yaml = kind == memprof::InputKind::yaml;
-      memprof::MemProfData data;
-      if (yaml) {
-        PROFKIT_TRY_ASSIGN(memprof::YamlMemProf y, memprof::read_memprof_yaml(bytes));
-        data = std::move(y.data);
-        profile.kind = "yaml";
-      } else {
-        PROFKIT_TRY_ASSIGN(memprof::IndexedMemProf idx, memprof::read_indexed_memprof(bytes));
-        data = std::move(idx.data);
-        profile.kind = "indexed v" + std::to_string(idx.version);
-        auto stored = [&idx](uint64_t tag) {
-          return std::find(idx.schema.begin(), idx.schema.end(), tag) != idx.schema.end();
-        };
+  if (input.kind == memprof::InputKind::raw) {
+    PROFKIT_TRY_ASSIGN(profile, load_raw(std::move(input.raw), options, options.failed_path));
+  } else {
+    memprof::MemProfData data;
+    if (input.kind == memprof::InputKind::yaml) {
+      data = std::move(input.yaml.data);
+      profile.kind = "yaml";
+    } else {
+      const memprof::IndexedMemProf& idx = input.indexed;
+      profile.kind = "indexed v" + std::to_string(idx.version);
+      auto stored = [&idx](uint64_t tag) {
+        return std::find(idx.schema.begin(), idx.schema.end(), tag) != idx.schema.end();
+      };
 #define PROFKIT_MIB_FIELD(Tag, Name, Type, First, Merge) \
   if (!stored(Tag)) profile.absent_fields.push_back(#Name);
 #include "format/memprof/mib_fields.def"
-      }
-      symbolize::FunctionTable functions;
-      if (!options.binaries.empty()) {
-        if (options.progress) options.progress(0, 1);
-        auto table = symbolize::read_function_table(options.binaries);
-        if (!table) {
-          if (options.failed_path != nullptr && options.binaries.size() == 1)
-            *options.failed_path = options.binaries.front();
-          return Unexpected{std::move(table).error()};
-        }
-        functions = std::move(*table);
-        if (options.progress) options.progress(1, 1);
-      }
-      add_records(profile, data, functions);
-      break;
+      data = std::move(input.indexed.data);
     }
-    case memprof::InputKind::other:
-      return Unexpected{memprof::unknown_input_error()};
+    symbolize::FunctionTable functions;
+    if (!options.binaries.empty()) {
+      if (options.progress) options.progress(0, 1);
+      auto table = symbolize::read_function_table(options.binaries);
+      if (!table) {
+        if (options.failed_path != nullptr && options.binaries.size() == 1)
+          *options.failed_path = options.binaries.front();
+        return Unexpected{std::move(table).error()};
+      }
+      functions = std::move(*table);
+      if (options.progress) options.progress(1, 1);
+    }
+    add_records(profile, data, functions);
   }
   profile.path = path;
   classify_contexts(profile, options.thresholds);

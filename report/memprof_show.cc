@@ -247,8 +247,8 @@ std::string show_memprof_summary(const memprof::MemProfSummary& s) {
   return out;
 }
 
-std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemProfData& data,
-                             uint64_t stacks_kept) {
+std::string show_memprof_raw(uint64_t version, const std::vector<memprof::Segment>& segments,
+                             const memprof::MemProfData& data, uint64_t stacks_kept) {
   std::string out = show_memprof_summary(memprof::compute_summary(data, true));
   uint64_t num_mib = 0, num_alloc_fns = 0;
   for (const auto& r : data.records) {
@@ -256,13 +256,13 @@ std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemPr
     if (!r.alloc_sites.empty()) ++num_alloc_fns;
   }
   out += "MemprofProfile:\n  Summary:\n";
-  out += "    Version: " + std::to_string(raw.version) + "\n";
-  out += "    NumSegments: " + std::to_string(raw.segments.size()) + "\n";
+  out += "    Version: " + std::to_string(version) + "\n";
+  out += "    NumSegments: " + std::to_string(segments.size()) + "\n";
   out += "    NumMibInfo: " + std::to_string(num_mib) + "\n";
   out += "    NumAllocFunctions: " + std::to_string(num_alloc_fns) + "\n";
   out += "    NumStackOffsets: " + std::to_string(stacks_kept) + "\n";
-  if (!raw.segments.empty()) out += "  Segments:\n";
-  for (const auto& seg : raw.segments) {
+  if (!segments.empty()) out += "  Segments:\n";
+  for (const auto& seg : segments) {
     out += "  -\n    BuildId: ";
     out += seg.build_id.empty() ? std::string("<None>") : build_id_hex(seg.build_id);
     out += "\n    Start: " + hex_upper(seg.start) + "\n";

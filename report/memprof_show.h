@@ -11,10 +11,10 @@
 
 namespace profkit::report {
 
-// E.1: a raw profile after symbolization. `raw` gives the version and segments,
+// E.1: a raw profile after symbolization: its version and segments, its records, and
 // `stacks_kept` the number of stacks that survived symbolization.
-std::string show_memprof_raw(const memprof::MergedRaw& raw, const memprof::MemProfData& data,
-                             uint64_t stacks_kept);
+std::string show_memprof_raw(uint64_t version, const std::vector<memprof::Segment>& segments,
+                             const memprof::MemProfData& data, uint64_t stacks_kept);
 
 // E.2: an indexed profile (records in hash-table order).
 std::string show_memprof_indexed(const memprof::IndexedMemProf& profile);

@@ -1,4 +1,4 @@
-// Raw/YAML memprof inputs -> merged records.
+// Memprof input files -> merged records.
 #include "symbolize/memprof_pipeline.h"
 
 #include <algorithm>
@@ -6,10 +6,7 @@
 #include <map>
 #include <set>
 
-#include "format/memprof/input_kind.h"
-#include "format/memprof/indexed_reader.h"
-#include "format/memprof/raw_reader.h"
-#include "format/memprof/yaml_reader.h"
+#include "format/memprof/input.h"
 
 namespace profkit::symbolize {
 
@@ -53,14 +50,12 @@ void note_dropped_objects(const memprof::MergedRaw& merged, MemProfSymbolizer& s
 
 }  // namespace
 
-Expected<SymbolizedRaw> read_raw_input(const MemProfInput& input,
-                                       const std::vector<std::string>& binaries,
-                                       const MemProfSymbolizerOptions& options,
-                                       std::string* failed_path) {
-  PROFKIT_TRY_ASSIGN(auto profiles, memprof::read_raw_profiles(input.bytes, input.consumed));
-  if (input.release) input.release();
+Expected<SymbolizedRaw> symbolize_raw(memprof::MergedRaw merged,
+                                      const std::vector<std::string>& binaries,
+                                      const MemProfSymbolizerOptions& options,
+                                      std::string* failed_path) {
   SymbolizedRaw raw;
-  PROFKIT_TRY_ASSIGN(raw.merged, memprof::merge_raw_profiles(std::move(profiles)));
+  raw.merged = std::move(merged);
   auto sym = MemProfSymbolizer::create(binaries, raw.merged.segments, raw.merged.version, options);
   if (!sym) {
     // Binary problems are reported against the binary when one is named.
@@ -71,6 +66,46 @@ Expected<SymbolizedRaw> read_raw_input(const MemProfInput& input,
   return raw;
 }
 
+Expected<memprof::MemProfData> load_memprof_records(memprof::MemProfFile file,
+                                                    const MemProfLoadOptions& options,
+                                                    MemProfInputReport& report,
+                                                    std::string* failed_path) {
+  switch (file.kind) {
+    case memprof::InputKind::raw: {
+      MemProfSymbolizerOptions sym_options;
+      std::error_code ec;
+      sym_options.llvm_compatible = options.auto_llvm_compatible && options.binaries.size() == 1 &&
+                                    !std::filesystem::is_directory(options.binaries.front(), ec);
+      PROFKIT_TRY_ASSIGN(SymbolizedRaw raw, symbolize_raw(std::move(file.raw), options.binaries,
+                                                          sym_options, failed_path));
+      memprof::MergedRaw& merged = raw.merged;
+      report.raw_version = merged.version;
+      report.segments = merged.segments;
+      MemProfSymbolizer* s = raw.symbolizer.get();
+      note_dropped_objects(merged, *s, report);
+      memprof::ConversionStats stats;
+      PROFKIT_TRY_ASSIGN(auto data, memprof::records_from_raw_consuming(
+                                        std::move(merged),
+                                        [s](uint64_t pc) { return s->symbolize(pc); }, &stats));
+      report.mibs = stats.mibs;
+      report.dropped_mibs = stats.dropped_mibs;
+      report.dropped_alloc_count = stats.alloc_count_dropped;
+      report.stacks_kept = stats.stacks_kept;
+      report.symbolizer = s->stats();
+      return data;
+    }
+    case memprof::InputKind::yaml:
+      return std::move(file.yaml.data);
+    case memprof::InputKind::indexed:
+      // Beyond llvm-profdata, which writes an empty MemProf section for indexed inputs:
+      // their records and data-access profile join the merge.
+      return std::move(file.indexed.data);
+    case memprof::InputKind::other:
+      break;
+  }
+  return Unexpected{memprof::unknown_input_error()};
+}
+
 Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInput>& inputs,
                                                    const MemProfLoadOptions& options,
                                                    std::vector<MemProfInputReport>* reports,
@@ -78,50 +113,14 @@ Expected<memprof::MemProfData> load_memprof_inputs(const std::vector<MemProfInpu
   memprof::MemProfData all;
   bool first = true;
   for (const MemProfInput& input : inputs) {
-    const std::string& path = input.path;
-    if (failed_path != nullptr) *failed_path = path;
+    if (failed_path != nullptr) *failed_path = input.path;
     MemProfInputReport report;
-    report.path = path;
-    memprof::MemProfData data;
-    switch (memprof::input_kind(input.bytes)) {
-      case memprof::InputKind::raw: {
-        MemProfSymbolizerOptions sym_options;
-        std::error_code ec;
-        sym_options.llvm_compatible =
-            options.auto_llvm_compatible && options.binaries.size() == 1 &&
-            !std::filesystem::is_directory(options.binaries.front(), ec);
-        PROFKIT_TRY_ASSIGN(SymbolizedRaw raw,
-                           read_raw_input(input, options.binaries, sym_options, failed_path));
-        memprof::MergedRaw& merged = raw.merged;
-        report.raw_version = merged.version;
-        MemProfSymbolizer* s = raw.symbolizer.get();
-        note_dropped_objects(merged, *s, report);
-        memprof::ConversionStats stats;
-        PROFKIT_TRY_ASSIGN(data, memprof::records_from_raw_consuming(
-                                     std::move(merged),
-                                     [s](uint64_t pc) { return s->symbolize(pc); }, &stats));
-        report.mibs = stats.mibs;
-        report.dropped_mibs = stats.dropped_mibs;
-        report.dropped_alloc_count = stats.alloc_count_dropped;
-        report.stacks_kept = stats.stacks_kept;
-        report.symbolizer = s->stats();
-        break;
-      }
-      case memprof::InputKind::yaml: {
-        PROFKIT_TRY_ASSIGN(memprof::YamlMemProf yaml, memprof::read_memprof_yaml(input.bytes));
-        data = std::move(yaml.data);
-        break;
-      }
-      case memprof::InputKind::indexed: {
-        // Beyond llvm-profdata, which writes an empty MemProf section for indexed inputs:
-        // their records and data-access profile join the merge.
-        PROFKIT_TRY_ASSIGN(memprof::IndexedMemProf idx, memprof::read_indexed_memprof(input.bytes));
-        data = std::move(idx.data);
-        break;
-      }
-      case memprof::InputKind::other:
-        return Unexpected{memprof::unknown_input_error()};
-    }
+    report.path = input.path;
+    PROFKIT_TRY_ASSIGN(memprof::MemProfFile file,
+                       memprof::read_memprof_file(input.bytes, input.consumed));
+    if (input.release) input.release();
+    PROFKIT_TRY_ASSIGN(memprof::MemProfData data,
+                       load_memprof_records(std::move(file), options, report, failed_path));
     if (first) {
       all = std::move(data);
       first = false;

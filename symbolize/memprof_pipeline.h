@@ -1,6 +1,6 @@
-// One call from memprof input files to the records an indexed profile stores: raw profiles
-// (read, merged per file, symbolized with the given binaries) and YAML files, all merged
-// record by record. What `profkit merge` and `profkit show --memory` run.
+// From memprof input files to the records an indexed profile stores: raw profiles (read,
+// merged per file, symbolized with the given binaries), YAML files and indexed profiles' MemProf
+// sections, all merged record by record. What `profkit merge` and `profkit show --memory` run.
 #pragma once
 
 #include <functional>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "format/bytes/expected.h"
+#include "format/memprof/input.h"
 #include "format/memprof/records.h"
 #include "symbolize/memprof_symbolizer.h"
 
@@ -16,6 +17,7 @@ namespace profkit::symbolize {
 struct MemProfInputReport {
   std::string path;
   uint64_t raw_version = 0;
+  std::vector<memprof::Segment> segments;  // raw inputs: the (merged) segment list
   uint64_t mibs = 0;
   uint64_t dropped_mibs = 0;           // contexts with no symbolizable PC
   uint64_t dropped_alloc_count = 0;    // allocations in those contexts
@@ -43,16 +45,16 @@ struct MemProfLoadOptions {
 struct MemProfInput {
   std::string path;  // for reports and errors
   Bytes bytes;       // the file contents (the caller keeps them alive)
-  // Optional: called once a raw input's bytes are parsed and no longer needed (the caller
+  // Optional: called once the input's bytes are parsed and no longer needed (the caller
   // may unmap them to lower peak memory).
   std::function<void()> release;
   // Optional: called with ranges of a raw input while it is parsed (see ConsumedRange).
   memprof::ConsumedRange consumed;
 };
 
-// A raw input read, its profiles merged, and the symbolizer of its segments: where every
-// reader of raw memprof input starts (load_memprof_inputs below; the heap report builds its
-// contexts from it). `release` and `consumed` of `input` are honoured.
+// A raw input's merged profiles and the symbolizer of its segments: where every reader of
+// raw memprof input goes after memprof::read_memprof_file (load_memprof_records below; the
+// heap report builds its contexts, which keep their PCs, from it).
 struct SymbolizedRaw {
   memprof::MergedRaw merged;
   std::unique_ptr<MemProfSymbolizer> symbolizer;
@@ -60,10 +62,18 @@ struct SymbolizedRaw {
 
 // Errors of the symbolizer (a binary that cannot be used) set `failed_path` to the binary
 // when exactly one was given; other errors leave it alone.
-Expected<SymbolizedRaw> read_raw_input(const MemProfInput& input,
-                                       const std::vector<std::string>& binaries,
-                                       const MemProfSymbolizerOptions& options,
-                                       std::string* failed_path);
+Expected<SymbolizedRaw> symbolize_raw(memprof::MergedRaw merged,
+                                      const std::vector<std::string>& binaries,
+                                      const MemProfSymbolizerOptions& options,
+                                      std::string* failed_path);
+
+// The records of one input file: a raw file's symbolized with `options.binaries` (what was
+// dropped, and the raw version and segments, go into `report`), a YAML or indexed file's as
+// stored. `failed_path` as for symbolize_raw.
+Expected<memprof::MemProfData> load_memprof_records(memprof::MemProfFile file,
+                                                    const MemProfLoadOptions& options,
+                                                    MemProfInputReport& report,
+                                                    std::string* failed_path);
 
 // Loads and merges every input (raw, YAML, or indexed with a MemProf section) in order. `reports` gets one entry per input;
 // on error `failed_path` names the input (or the binary) that failed.

@@ -187,7 +187,8 @@ TEST_P(MemProfConformance, ShowRawIdenticalToLlvmProfdata) {
   Pipeline p = convert(raw, {bin});
   const auto theirs = run_ok("llvm-profdata-22 show --memory --profiled-binary=" + sh_quote(bin) +
                              " " + sh_quote(raw));
-  EXPECT_EQ(mask_histogram_pointer(report::show_memprof_raw(p.raw, p.data, p.stats.stacks_kept)),
+  EXPECT_EQ(mask_histogram_pointer(
+                report::show_memprof_raw(p.raw.version, p.raw.segments, p.data, p.stats.stacks_kept)),
             mask_histogram_pointer(theirs.out));
 }
 

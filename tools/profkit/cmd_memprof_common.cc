@@ -5,11 +5,8 @@
 #include <optional>
 #include <set>
 
-#include "format/memprof/input_kind.h"
-#include "format/memprof/indexed_reader.h"
 #include "format/memprof/indexed_writer.h"
-#include "format/memprof/raw_reader.h"
-#include "format/memprof/yaml_reader.h"
+#include "format/memprof/input.h"
 #include "io/mapped_file.h"
 #include "io/output_file.h"
 #include "report/memprof_show.h"
@@ -172,50 +169,36 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
     report_error(input, file.error());
     return 1;
   }
-  const Bytes bytes = file->bytes();
-  switch (memprof::input_kind(bytes)) {
-    case memprof::InputKind::indexed: {
-      auto idx = memprof::read_indexed_memprof(bytes);
-      if (!idx) {
-        report_error(input, idx.error());
-        return 1;
-      }
-      return emit(report::show_memprof_indexed(*idx), output);
-    }
+  auto read = memprof::read_memprof_file(file->bytes());
+  if (!read) {
+    report_error(input, read.error());
+    return 1;
+  }
+  memprof::MemProfFile& in = *read;
+  switch (in.kind) {
+    case memprof::InputKind::indexed:
+      return emit(report::show_memprof_indexed(in.indexed), output);
     case memprof::InputKind::raw: {
-      auto profiles = memprof::read_raw_profiles(bytes);
-      if (!profiles) {
-        report_error(input, profiles.error());
-        return 1;
-      }
-      auto merged = memprof::merge_raw_profiles(std::move(*profiles));
-      if (!merged) {
-        report_error(input, merged.error());
-        return 1;
-      }
-      symbolize::MemProfInput in{input, bytes, {}, {}};
       symbolize::MemProfLoadOptions load;
       load.binaries = options.profiled_binaries;
-      std::vector<symbolize::MemProfInputReport> reports;
-      std::string failed;
-      auto data = symbolize::load_memprof_inputs({in}, load, &reports, &failed);
+      symbolize::MemProfInputReport report;
+      report.path = input;
+      std::string failed = input;
+      auto data = symbolize::load_memprof_records(std::move(in), load, report, &failed);
       if (!data) {
         report_error(failed, data.error());
         return 1;
       }
-      warn_dropped(reports, options.verbose);
-      return emit(report::show_memprof_raw(*merged, *data, reports.front().stacks_kept), output);
+      warn_dropped({report}, options.verbose);
+      return emit(report::show_memprof_raw(report.raw_version, report.segments, *data,
+                                           report.stacks_kept),
+                  output);
     }
     case memprof::InputKind::yaml: {
-      auto yaml = memprof::read_memprof_yaml(bytes);
-      if (!yaml) {
-        report_error(input, yaml.error());
-        return 1;
-      }
       // As `llvm-profdata merge YAML -o P; llvm-profdata show --memory P` would print.
       memprof::IndexedWriteOptions o;
       o.version = static_cast<uint64_t>(options.memprof_version);
-      const std::string file_bytes = memprof::write_memprof_only_profile(yaml->data, o);
+      const std::string file_bytes = memprof::write_memprof_only_profile(in.yaml.data, o);
       auto idx = memprof::read_indexed_memprof(as_bytes(file_bytes));
       if (!idx) {
         report_error(input, idx.error());

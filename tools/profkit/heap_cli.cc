@@ -5,7 +5,7 @@
 #include <set>
 
 #include "format/elf/elf_file.h"
-#include "format/memprof/input_kind.h"
+#include "format/memprof/input.h"
 #include "format/memprof/raw_reader.h"
 #include "io/mapped_file.h"
 #include "symbolize/memprof_symbolizer.h"
