@@ -360,16 +360,24 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     if (num_records > 0 && address_keys_.size() == num_records && correlation_ == nullptr) {
       bool same = true, have_bias = false;
       uint64_t bias = 0;
-      for (uint64_t i = 0; i < num_records && same; ++i) {
-        const uint64_t o = data_off + i * record_size;
-        const uint64_t ref = u64_at(o), fp = ptr_at(o + function_ptr_at);
-        const auto& [known_ref, known_fp] = address_keys_[i];
+      auto check = [&](uint64_t ref, uint64_t fp, const std::pair<uint64_t, uint64_t>& known) {
+        const auto& [known_ref, known_fp] = known;
         if (ref != known_ref || (fp == 0) != (known_fp == 0)) {
           same = false;
         } else if (fp != 0) {
           if (!have_bias) bias = fp - known_fp;
           have_bias = true;
           same = fp - known_fp == bias;
+        }
+      };
+      if (is64 && !swap) {  // the common case, with plain loads
+        const uint8_t* r = image.data() + data_off;
+        for (uint64_t i = 0; i < num_records && same; ++i, r += record_size)
+          check(load_le<uint64_t>(r), load_le<uint64_t>(r + function_ptr_at), address_keys_[i]);
+      } else {
+        for (uint64_t i = 0; i < num_records && same; ++i) {
+          const uint64_t o = data_off + i * record_size;
+          check(u64_at(o), ptr_at(o + function_ptr_at), address_keys_[i]);
         }
       }
       if (same) {
@@ -425,10 +433,60 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
   // Value data (docs/formats/irpgo.md 1.12) of a record with value sites: each such record
   // has its block in the value section, in record order.
   Cursor values(image.subspan(values_off), base + values_off, swap);
+  // The common block (native byte order, every field in range) decoded with plain loads and
+  // one bounds check per field; false leaves `values` where it was, for the checked decoding
+  // below to find and name the fault. Same results as that decoding when it returns true.
+  auto read_values_fast = [&](RawFunction& fn) {
+    if (swap || values.remaining() < 8) return false;
+    const uint8_t* p = values.data().data() + values.position();
+    const uint32_t total = load_le<uint32_t>(p);
+    const uint32_t num_kinds = load_le<uint32_t>(p + 4);
+    if (total % 8 != 0 || total < 8 || total > values.remaining() || num_kinds > max_kind + 1)
+      return false;
+    const uint8_t* q = p + 8;
+    const uint8_t* const end = p + total;
+    size_t kind_sites_begin[kNumValueKinds] = {};
+    size_t kind_sites_end[kNumValueKinds] = {};
+    int64_t last_kind = -1;
+    for (uint32_t k = 0; k < num_kinds; ++k) {
+      if (end - q < 8) return false;
+      const uint32_t kind = load_le<uint32_t>(q);
+      const uint32_t nsites = load_le<uint32_t>(q + 4);
+      if (kind > max_kind || static_cast<int64_t>(kind) <= last_kind) return false;
+      last_kind = kind;
+      const uint64_t header = 8 + uint64_t{nsites} + pad8(8 + uint64_t{nsites});
+      if (static_cast<uint64_t>(end - q) < header) return false;
+      const uint8_t* counts = q + 8;
+      uint64_t pairs = 0;
+      for (uint32_t i = 0; i < nsites; ++i) pairs += counts[i];
+      q += header;
+      if (pairs * 16 > static_cast<uint64_t>(end - q)) return false;
+      kind_sites_begin[kind] = sites_.size();
+      if (nsites != 0) {
+        sites_.resize(sites_.size() + nsites);
+        std::memcpy(sites_.data() + kind_sites_begin[kind], counts, nsites);
+      }
+      kind_sites_end[kind] = sites_.size();
+      const size_t first_value = values_.size();
+      values_.resize(first_value + pairs);
+      ValueData* out = values_.data() + first_value;
+      for (uint64_t i = 0; i < pairs; ++i, q += 16)
+        out[i] = ValueData{remap(kind, load_le<uint64_t>(q)), load_le<uint64_t>(q + 8)};
+    }
+    (void)values.skip(total, "value data block");  // checked above
+    for (size_t k = 0; k < kNumValueKinds; ++k)
+      fn.site_sizes[k] = std::span<const uint8_t>(sites_.data() + kind_sites_begin[k],
+                                                  kind_sites_end[k] - kind_sites_begin[k]);
+    fn.values = values_;
+    return true;
+  };
   auto read_values = [&](RawFunction& fn) -> Expected<void> {
     sites_.clear();
     values_.clear();
     if (!address_map_built) build_address_map();
+    if (read_values_fast(fn)) return {};
+    sites_.clear();
+    values_.clear();
     const uint64_t block_at = values.offset();
     PROFKIT_TRY_ASSIGN(const uint32_t total, values.read<uint32_t>("value data TotalSize"));
     PROFKIT_TRY_ASSIGN(const uint32_t num_kinds, values.read<uint32_t>("NumValueKinds"));
@@ -541,7 +599,11 @@ Expected<uint64_t> RawReader::read_image(Cursor& file, uint64_t magic, RawSink& 
     const size_t num_sited = layout_sited_.size();
     for (size_t at = 0; at < num_sited; ++at) {
       const uint32_t i = layout_sited_[at];
-      const DataRecord d = record_at(i);
+      // A bulk image is 64-bit, native and uncorrelated: its NameRef and hash are plain loads.
+      DataRecord d{};
+      const uint8_t* r = image.data() + data_off + uint64_t{i} * record_size;
+      d.name_ref = load_le<uint64_t>(r);
+      d.hash = load_le<uint64_t>(r + 8);
       RawFunction fn = function_of(d, i);
       fn.values_only = true;
       for (size_t a = 0; a < 3; ++a) {

@@ -71,6 +71,38 @@ TEST(RawReader, RemapsIndirectCallTargetsToNameRefs) {
             (ValueSite{{8, 25}, {32, 25}, {65, 25}, {513, 25}}));
 }
 
+// A value kind with no sites takes 8 bytes and no site counts. Seen by the fuzzer: the
+// first such record of a reader copied zero site counts into a buffer not yet allocated.
+TEST(RawReader, ValueKindWithoutSitesIsEmpty) {
+  const std::string bytes = testdata("vp22.profraw");
+  auto word = [&](size_t i) { return load_le<uint64_t>(as_bytes(bytes).data() + 8 * i); };
+  // Header words (version 10): BinaryIdsSize, NumData, PaddingBeforeCounters, NumCounters,
+  // PaddingAfterCounters, NumBitmapBytes, PaddingAfterBitmap, NamesSize at 2..9.
+  const uint64_t names = word(9);
+  const size_t values_at = 16 * 8 + word(2) + word(3) * 64 + word(4) + word(5) * 8 + word(6) +
+                           word(7) + word(8) + names + (8 - names % 8) % 8;
+  // The first block: {TotalSize, NumValueKinds = 1, kind 0 with one site, its pairs}. Make
+  // it {TotalSize + 8, 2, kind 0 with no sites, kind 1 with that site, the same pairs}.
+  const auto u32 = [&](size_t at) { return load_le<uint32_t>(as_bytes(bytes).data() + at); };
+  ASSERT_EQ(u32(values_at + 4), 1u);
+  ASSERT_EQ(u32(values_at + 8), 0u);
+  ASSERT_EQ(u32(values_at + 12), 1u);
+  std::string edited = bytes.substr(0, values_at);
+  append_le<uint32_t>(edited, u32(values_at) + 8);
+  append_le<uint32_t>(edited, 2);
+  append_le<uint32_t>(edited, 0);
+  append_le<uint32_t>(edited, 0);
+  append_le<uint32_t>(edited, 1);
+  edited += bytes.substr(values_at + 12);
+  auto p = read_raw_profile(as_bytes(edited));
+  ASSERT_TRUE(p) << p.error().message;
+  const Record* dispatch = find(*p, "dispatch");
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_TRUE(dispatch->value_sites[0].empty());
+  ASSERT_EQ(dispatch->value_sites[1].size(), 1u);
+  EXPECT_EQ(dispatch->value_sites[1][0].size(), 3u);
+}
+
 TEST(RawReader, EveryPrefixIsAnErrorOrSuccessNeverACrash) {
   for (const char* name : {"simple22.profraw", "simple14.profraw", "vp22.profraw", "vp14.profraw"}) {
     const std::string bytes = testdata(name);
