@@ -291,6 +291,7 @@ void do_init() {
   clock_gettime(CLOCK_REALTIME, &now);
   g.time_origin_sec = now.tv_sec;
   init_clock(now);
+  owner_lock_init();
   g.init_pid = getpid();
   if (g.options.output.value[0] != '\0') {
     g.exact_output = true;

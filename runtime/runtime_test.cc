@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "runtime/globals.h"
@@ -28,6 +30,41 @@ TEST(HeapClasses, StridesGrowAndEveryNeedMapsToTheSmallestClassHoldingIt) {
     previous = stride;
   }
   EXPECT_EQ(heap_stride(kHeapClasses - 1), kHeapMaxStride);
+}
+
+// The owner's lock() is a plain store and load; lock_other() must still exclude it (the
+// membarrier). Two counters bumped one after the other inside the lock must never be seen
+// apart, and no increment may be lost.
+TEST(OwnerLock, OtherThreadsAndTheOwnerExcludeEachOther) {
+  static OwnerLock lock;
+  static std::atomic<uint64_t> a{0}, b{0};
+  auto bump = [](uint64_t by) {
+    a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+    b.store(b.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  };
+  constexpr uint64_t kOwner = 2'000'000, kOther = 2'000;
+  std::atomic<bool> other_done{false};
+  uint64_t torn = 0;
+  std::thread other([&] {
+    for (uint64_t i = 0; i < kOther; ++i) {
+      lock.lock_other();
+      if (a.load(std::memory_order_relaxed) != b.load(std::memory_order_relaxed)) ++torn;
+      bump(1000);
+      lock.unlock_other();
+    }
+    other_done.store(true);
+  });
+  uint64_t owner_rounds = 0;
+  while (owner_rounds < kOwner || !other_done.load()) {
+    lock.lock();
+    bump(1);
+    lock.unlock();
+    ++owner_rounds;
+  }
+  other.join();
+  EXPECT_EQ(torn, 0u);
+  EXPECT_EQ(a.load(), owner_rounds + 1000 * kOther);
+  EXPECT_EQ(b.load(), a.load());
 }
 
 struct LockedState {
