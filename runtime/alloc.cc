@@ -111,7 +111,7 @@ void fork_prepare() {
   dump_lock_for_fork();
   g_registry_lock.lock();
   const uint32_t count = thread_state_count();
-  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.lock();
+  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.lock_other();
   peak_lock_for_fork();
   arena_lock_for_fork();
   heap_lock_for_fork();
@@ -124,12 +124,13 @@ void fork_parent() {
   arena_unlock_after_fork(false);
   peak_unlock_after_fork(false);
   const uint32_t count = thread_state_count();
-  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.unlock();
+  for (uint32_t i = 0; i < count; ++i) g_threads[i]->lock.unlock_other();
   g_registry_lock.unlock();
   dump_unlock_after_fork(false);
 }
 
 void fork_child() {
+  owner_lock_init();  // the membarrier registration is the parent's
   sample_unlock_after_fork(true);
   heap_unlock_after_fork(true);
   arena_unlock_after_fork(true);

@@ -725,12 +725,12 @@ int dump_profile(DumpReason reason) {
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
-    state->lock.lock();
+    state->lock.lock_other();
     if (!interval) continue;
     const MibTable mine = state->mibs;
     state->mibs = g_taken[t];
     g_taken[t] = mine;
-    state->lock.unlock();
+    state->lock.unlock_other();
   }
   auto table_of = [interval](uint32_t t) -> MibTable& {
     return interval ? g_taken[t] : thread_state_at(t)->mibs;
@@ -805,17 +805,17 @@ int dump_profile(DumpReason reason) {
     if (interval) {
       MibTable& taken = g_taken[t];
       if (!written && taken.size != 0) {
-        state->lock.lock();
+        state->lock.lock_other();
         for (uint32_t i = 0; i < taken.size; ++i)
           if (taken.entries[i].context_id != 0)
             merge_aggregate(&state->mibs, taken.entries[i].context_id, taken.entries[i].mib);
-        state->lock.unlock();
+        state->lock.unlock_other();
       }
       table_clear(&taken);
       continue;
     }
     if (g.compat) table_clear(&state->mibs);
-    state->lock.unlock();
+    state->lock.unlock_other();
   }
   if (interval && written) ++g_interval_seq;
   if (segments.items != nullptr) os_unmap(segments.items, sizeof(Segment) * kMaxSegments);
@@ -852,9 +852,9 @@ void reset_profile() {
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
-    state->lock.lock();
+    state->lock.lock_other();
     table_clear(&state->mibs);
-    state->lock.unlock();
+    state->lock.unlock_other();
   }
   ++g_epoch;
   g_dump_lock.unlock();

@@ -290,7 +290,8 @@ void do_init() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   g.time_origin_sec = now.tv_sec;
-  init_clock(now);
+  init_clock(now, g.options.coarse_clock.value && !g.compat);
+  owner_lock_init();
   g.init_pid = getpid();
   if (g.options.output.value[0] != '\0') {
     g.exact_output = true;

@@ -62,10 +62,11 @@ MemInfoBlock single_block(uint64_t size, uint64_t count, uint32_t alloc_ts, uint
   m.AllocCpuId = alloc_cpu;
   m.DeallocCpuId = dealloc_cpu;
   m.NumMigratedCpu = alloc_cpu != dealloc_cpu;
-  const uint64_t density = n ? divide(count * 100, n) : 0;
+  const uint64_t density = n && count ? divide(count * 100, n) : 0;  // no accesses: no division
   m.TotalAccessDensity = density;
   m.MinAccessDensity = m.MaxAccessDensity = static_cast<uint32_t>(density);
-  const uint64_t lifetime_density = divide(density * 1000, lifetime ? lifetime : 1);
+  // Most blocks live under a millisecond (a lifetime of 0 counts as 1): no division then.
+  const uint64_t lifetime_density = lifetime > 1 ? divide(density * 1000, lifetime) : density * 1000;
   m.TotalLifetimeAccessDensity = lifetime_density;
   m.MinLifetimeAccessDensity = m.MaxLifetimeAccessDensity = static_cast<uint32_t>(lifetime_density);
   return m;

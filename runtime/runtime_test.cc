@@ -3,11 +3,16 @@
 // (so GoogleTest itself runs on it); not built with sanitizers, whose allocator it replaces.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <set>
+#include <thread>
 #include <vector>
 
+#include "runtime/clock.h"
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/mib_table.h"
@@ -28,6 +33,66 @@ TEST(HeapClasses, StridesGrowAndEveryNeedMapsToTheSmallestClassHoldingIt) {
     previous = stride;
   }
   EXPECT_EQ(heap_stride(kHeapClasses - 1), kHeapMaxStride);
+}
+
+// The owner's lock() is a plain store and load; lock_other() must still exclude it (the
+// membarrier). Two counters bumped one after the other inside the lock must never be seen
+// apart, and no increment may be lost.
+TEST(OwnerLock, OtherThreadsAndTheOwnerExcludeEachOther) {
+  static OwnerLock lock;
+  static std::atomic<uint64_t> a{0}, b{0};
+  auto bump = [](uint64_t by) {
+    a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+    b.store(b.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  };
+  constexpr uint64_t kOwner = 2'000'000, kOther = 2'000;
+  std::atomic<bool> other_done{false};
+  uint64_t torn = 0;
+  std::thread other([&] {
+    for (uint64_t i = 0; i < kOther; ++i) {
+      lock.lock_other();
+      if (a.load(std::memory_order_relaxed) != b.load(std::memory_order_relaxed)) ++torn;
+      bump(1000);
+      lock.unlock_other();
+    }
+    other_done.store(true);
+  });
+  uint64_t owner_rounds = 0;
+  while (owner_rounds < kOwner || !other_done.load()) {
+    lock.lock();
+    bump(1);
+    lock.unlock();
+    ++owner_rounds;
+  }
+  other.join();
+  EXPECT_EQ(torn, 0u);
+  EXPECT_EQ(a.load(), owner_rounds + 1000 * kOther);
+  EXPECT_EQ(b.load(), a.load());
+}
+
+// Timestamps are milliseconds since the start-up second (g.time_origin_sec). The coarse
+// clock (the default where the kernel tick is at most 4 ms) is the kernel's time at its last
+// tick: never later than the exact clock, and behind it by less than two ticks, or more
+// when a tick comes late on a loaded VM (10 ms was seen once in 10^5 reads): the bound
+// checked is 50 ms.
+TEST(Clock, TimestampsFollowTheExactClockAndAreNeverAhead) {
+  timespec res{};
+  ASSERT_EQ(clock_getres(CLOCK_REALTIME_COARSE, &res), 0);
+  EXPECT_EQ(clock_is_coarse(), res.tv_sec == 0 && res.tv_nsec <= 4'000'000);
+  auto exact_ms = [] {
+    timespec t{};
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (t.tv_sec - g.time_origin_sec) * 1000 + t.tv_nsec / 1'000'000;
+  };
+  int64_t lag_max = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t before = exact_ms();
+    const int64_t got = now_ms();
+    const int64_t after = exact_ms();
+    ASSERT_LE(got, after);
+    lag_max = std::max(lag_max, before - got);
+  }
+  EXPECT_LT(lag_max, 50);
 }
 
 struct LockedState {

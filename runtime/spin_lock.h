@@ -1,4 +1,4 @@
-// The runtime's one lock type.
+// The runtime's lock types: a spin lock, and the owner lock of a thread state.
 #pragma once
 
 #include <atomic>
@@ -34,6 +34,46 @@ class SpinLock {
  private:
   PROFKIT_RT_NOINLINE void lock_slow();
   std::atomic<int> state_{0};
+};
+
+// True once this process is registered for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+// OwnerLock's fast path relies on it (init: owner_lock_init, again in a fork child).
+extern bool g_owner_lock_asymmetric;
+void owner_lock_init();
+
+// A thread state's lock: taken on every allocation and free by the thread that owns the
+// state, and by other threads only for a dump or a fork. The owner's side is a plain store
+// and a load (no locked instruction: the xchg of a SpinLock drained the store buffer and
+// was a third of allocate_small's time); the rare other side pays for both with a
+// membarrier system call, which runs a full barrier on every CPU running this process's
+// threads (Dekker's algorithm with the owner's fence moved to the other side). Without
+// membarrier (an old kernel, a seccomp filter) the owner's store is an xchg instead.
+class OwnerLock {
+ public:
+  // By the state's owner thread only.
+  void lock() {
+    if (PROFKIT_RT_LIKELY(g_owner_lock_asymmetric)) {
+      held_.store(1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the fence is the other side's
+    } else {
+      held_.exchange(1, std::memory_order_seq_cst);
+    }
+    if (PROFKIT_RT_UNLIKELY(request_.load(std::memory_order_acquire) != 0)) lock_slow();
+  }
+  void unlock() { held_.store(0, std::memory_order_release); }
+  // By any thread (a dump, fork): waits for the owner to leave its critical section; the
+  // owner then waits in lock() until unlock_other.
+  void lock_other();
+  void unlock_other() { request_.store(0, std::memory_order_release); }
+  void reset() {
+    held_.store(0, std::memory_order_relaxed);
+    request_.store(0, std::memory_order_relaxed);
+  }
+
+ private:
+  PROFKIT_RT_NOINLINE void lock_slow();
+  std::atomic<int> held_{0};     // the owner is inside (written by the owner only)
+  std::atomic<int> request_{0};  // another thread holds or wants the lock
 };
 
 }  // namespace profkit::rt

@@ -14,7 +14,7 @@
 namespace profkit::rt {
 
 struct ThreadState {
-  SpinLock lock;                 // guards everything below
+  OwnerLock lock;                // guards everything below (lock_other: not the owner)
   uint32_t index = 0;            // position in the registry (stored in chunk headers)
   std::atomic<uint32_t> alive{0};
   uintptr_t* slots = nullptr;    // live tracked glibc chunks: header pointer, or free-list link

@@ -159,7 +159,8 @@ TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
 
   // Each profile on its own (llvm-profdata's view of the raw files): the blocks never freed
   // are only in the exit profile, and the long-lived ones (freed at the end, after at least
-  // 150 ms of sleeps) only with their whole lifetime, never "as if freed" at a dump.
+  // 150 ms of sleeps) only with their whole lifetime, never "as if freed" at a dump (20 ms
+  // apart). 140: the default coarse clock's timestamps each lag by up to two kernel ticks.
   uint64_t allocs = 0;
   for (const auto& f : files) {
     const Contexts got = profkit::test::llvm_memprof_show(bin, f);
@@ -169,7 +170,7 @@ TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
         EXPECT_FALSE(is_interval_file(f)) << f;
       }
       if (context.rfind("make_long_lived:", 0) == 0) {
-        EXPECT_GE(std::stoull(fields.at("MinLifetime")), 150u) << f;
+        EXPECT_GE(std::stoull(fields.at("MinLifetime")), 140u) << f;
       }
     }
   }
