@@ -295,8 +295,10 @@ PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, b
 }
 
 // Keeps a call out of tail position: the caller's frame, whose address the stack walk
-// starts from, must still exist during the call.
-inline void* no_tail_call(void* p) {
+// starts from, must still exist during the call. Every call that passes PROFKIT_CALLER on
+// to a function that may not be inlined needs it.
+template <class T>
+inline T* no_tail_call(T* p) {
   asm volatile("" : "+r"(p));
   return p;
 }
@@ -551,7 +553,7 @@ void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
 }
 
 PROFKIT_RT_NOINLINE void* realloc_slow(void* p, size_t size PROFKIT_SLOW_PARAMS) {
-  return reallocate(p, size, PROFKIT_SLOW_CALLER);
+  return no_tail_call(reallocate(p, size, PROFKIT_SLOW_CALLER));
 }
 }  // namespace
 
@@ -567,7 +569,7 @@ void* realloc(void* p, size_t size) noexcept {
 void* reallocarray(void* p, size_t count, size_t size) noexcept {
   size_t total;
   if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
-  return reallocate(p, total, PROFKIT_CALLER);
+  return no_tail_call(reallocate(p, total, PROFKIT_CALLER));
 }
 
 namespace {
@@ -609,10 +611,10 @@ void* pvalloc(size_t size) noexcept {
 }
 size_t malloc_usable_size(void* p) noexcept { return live_block_size(p); }
 
-char* strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
-char* __strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
-char* strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
-char* __strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
+char* strdup(const char* s) noexcept { return no_tail_call(duplicate(s, 0, false, PROFKIT_CALLER)); }
+char* __strdup(const char* s) noexcept { return no_tail_call(duplicate(s, 0, false, PROFKIT_CALLER)); }
+char* strndup(const char* s, size_t n) noexcept { return no_tail_call(duplicate(s, n, true, PROFKIT_CALLER)); }
+char* __strndup(const char* s, size_t n) noexcept { return no_tail_call(duplicate(s, n, true, PROFKIT_CALLER)); }
 
 size_t __sanitizer_get_allocated_size(const volatile void* p) {
   return live_block_size(const_cast<const void*>(p));
@@ -653,10 +655,10 @@ inline void* new_impl(size_t size, uintptr_t alignment, bool nothrow, uintptr_t 
 }
 
 PROFKIT_RT_NOINLINE void* new_slow(size_t size PROFKIT_SLOW_PARAMS) {
-  return new_impl(size, 0, false, PROFKIT_SLOW_CALLER);
+  return no_tail_call(new_impl(size, 0, false, PROFKIT_SLOW_CALLER));
 }
 PROFKIT_RT_NOINLINE void* new_nothrow_slow(size_t size, const void* PROFKIT_SLOW_PARAMS) {
-  return new_impl(size, 0, true, PROFKIT_SLOW_CALLER);
+  return no_tail_call(new_impl(size, 0, true, PROFKIT_SLOW_CALLER));
 }
 }  // namespace
 
@@ -683,13 +685,13 @@ PROFKIT_NEW_PLAIN(_Znwm)
 PROFKIT_NEW_PLAIN(_Znam)
 PROFKIT_NEW_NOTHROW(_ZnwmRKSt9nothrow_t)
 PROFKIT_NEW_NOTHROW(_ZnamRKSt9nothrow_t)
-PROFKIT_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
-PROFKIT_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
+PROFKIT_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return no_tail_call(new_impl(n, a, false, PROFKIT_CALLER)); }
+PROFKIT_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return no_tail_call(new_impl(n, a, false, PROFKIT_CALLER)); }
 PROFKIT_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
-  return new_impl(n, a, true, PROFKIT_CALLER);
+  return no_tail_call(new_impl(n, a, true, PROFKIT_CALLER));
 }
 PROFKIT_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
-  return new_impl(n, a, true, PROFKIT_CALLER);
+  return no_tail_call(new_impl(n, a, true, PROFKIT_CALLER));
 }
 PROFKIT_DELETE(_ZdlPv, void* p)
 PROFKIT_DELETE(_ZdaPv, void* p)
