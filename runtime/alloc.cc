@@ -484,8 +484,8 @@ using namespace profkit::rt;
 // paths by a tail call the compiler must make (clang's musttail): the slow path's frame then
 // stands where the entry point's would, with the caller's return address above it, so the
 // stack walk starts there and the fast paths need no frame (alloc.cc is built with
-// -momit-leaf-frame-pointer): an unsampled malloc or free is then ten instructions or fewer
-// before glibc's. Without musttail the entry point passes its caller on, as the other entry
+// -fomit-frame-pointer; __builtin_frame_address keeps the slow paths' frames): an
+// unsampled malloc or free is then ten instructions or fewer before glibc's. Without musttail the entry point passes its caller on, as the other entry
 // points do, and keeps its frame alive during the call.
 #if defined(__clang__)
 #define PROFKIT_SLOW_PARAMS
