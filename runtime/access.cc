@@ -322,7 +322,8 @@ char* counted_strrchr(const char* s, int c) {
 // Where each exported replacement goes. Only instrumented programs count libc's accesses,
 // so once the runtime has started in any other (allocation-only profiling, `profkit run`)
 // they go straight to libc's own: one jump more than without the runtime. The exported
-// functions are a single indirect jump (a leaf: no frame).
+// functions are a single indirect jump (a leaf: no frame); the target is switched while
+// other threads may be calling, hence the atomic (relaxed: either target is right).
 struct Targets {
 #define PROFKIT_LIBC_TARGET(ret, name, params) ret(*name) params;
 #include "runtime/libc_replacements.def"
@@ -332,30 +333,36 @@ constinit Targets g_targets = {
 #include "runtime/libc_replacements.def"
 };
 
+template <class F>
+inline F target(F* slot) {
+  return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
 }  // namespace
 
 void call_libc_directly() {
   if (g.count_libc_accesses) return;
-#define PROFKIT_LIBC_TARGET(ret, name, params)                                               \
-  if (void* f = dlsym(RTLD_NEXT, #name))                                                     \
-    __atomic_store_n(&g_targets.name, reinterpret_cast<decltype(g_targets.name)>(f), __ATOMIC_RELAXED);
+#define PROFKIT_LIBC_TARGET(ret, name, params)                                        \
+  if (void* f = dlsym(RTLD_NEXT, #name))                                              \
+    __atomic_store_n(&g_targets.name, reinterpret_cast<decltype(g_targets.name)>(f), \
+                     __ATOMIC_RELAXED);
 #include "runtime/libc_replacements.def"
 }
 
 }  // namespace profkit::rt
 
-void* memcpy(void* dst, const void* src, size_t n) { return g_targets.memcpy(dst, src, n); }
-void* memmove(void* dst, const void* src, size_t n) { return g_targets.memmove(dst, src, n); }
-void* memset(void* dst, int c, size_t n) { return g_targets.memset(dst, c, n); }
-int memcmp(const void* a, const void* b, size_t n) { return g_targets.memcmp(a, b, n); }
-void* memchr(const void* s, int c, size_t n) { return g_targets.memchr(s, c, n); }
-size_t strlen(const char* s) { return g_targets.strlen(s); }
-size_t strnlen(const char* s, size_t n) { return g_targets.strnlen(s, n); }
-char* strcpy(char* dst, const char* src) { return g_targets.strcpy(dst, src); }
-char* strncpy(char* dst, const char* src, size_t n) { return g_targets.strncpy(dst, src, n); }
-char* strcat(char* dst, const char* src) { return g_targets.strcat(dst, src); }
-char* strncat(char* dst, const char* src, size_t n) { return g_targets.strncat(dst, src, n); }
-int strcmp(const char* a, const char* b) { return g_targets.strcmp(a, b); }
-int strncmp(const char* a, const char* b, size_t n) { return g_targets.strncmp(a, b, n); }
-char* strchr(const char* s, int c) { return g_targets.strchr(s, c); }
-char* strrchr(const char* s, int c) { return g_targets.strrchr(s, c); }
+void* memcpy(void* d, const void* s, size_t n) { return target(&g_targets.memcpy)(d, s, n); }
+void* memmove(void* d, const void* s, size_t n) { return target(&g_targets.memmove)(d, s, n); }
+void* memset(void* d, int c, size_t n) { return target(&g_targets.memset)(d, c, n); }
+int memcmp(const void* a, const void* b, size_t n) { return target(&g_targets.memcmp)(a, b, n); }
+void* memchr(const void* s, int c, size_t n) { return target(&g_targets.memchr)(s, c, n); }
+size_t strlen(const char* s) { return target(&g_targets.strlen)(s); }
+size_t strnlen(const char* s, size_t n) { return target(&g_targets.strnlen)(s, n); }
+char* strcpy(char* d, const char* s) { return target(&g_targets.strcpy)(d, s); }
+char* strncpy(char* d, const char* s, size_t n) { return target(&g_targets.strncpy)(d, s, n); }
+char* strcat(char* d, const char* s) { return target(&g_targets.strcat)(d, s); }
+char* strncat(char* d, const char* s, size_t n) { return target(&g_targets.strncat)(d, s, n); }
+int strcmp(const char* a, const char* b) { return target(&g_targets.strcmp)(a, b); }
+int strncmp(const char* a, const char* b, size_t n) { return target(&g_targets.strncmp)(a, b, n); }
+char* strchr(const char* s, int c) { return target(&g_targets.strchr)(s, c); }
+char* strrchr(const char* s, int c) { return target(&g_targets.strrchr)(s, c); }
