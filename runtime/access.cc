@@ -5,6 +5,7 @@
 // to the function it implements.
 #include <dlfcn.h>
 
+#include "runtime/access.h"
 #include "runtime/abi.h"
 #include "runtime/base.h"
 #include "runtime/globals.h"
@@ -175,25 +176,29 @@ void __memprof_loadN(uintptr_t addr, uintptr_t size) { record_range(addr, size);
 void __memprof_storeN(uintptr_t addr, uintptr_t size) { record_range(addr, size); }
 
 // ---- libc replacements -----------------------------------------------------------------
-void* memcpy(void* dst, const void* src, size_t n) {
+// The counting versions: what the exported functions run in instrumented programs, and in
+// any program until the runtime has started.
+namespace profkit::rt {
+namespace {
+void* counted_memcpy(void* dst, const void* src, size_t n) {
   if (counting()) {
     count(src, n);
     count(dst, n);
   }
   return real_memcpy(dst, src, n);
 }
-void* memmove(void* dst, const void* src, size_t n) {
+void* counted_memmove(void* dst, const void* src, size_t n) {
   if (counting()) {
     count(src, n);
     count(dst, n);
   }
   return real_memmove(dst, src, n);
 }
-void* memset(void* dst, int c, size_t n) {
+void* counted_memset(void* dst, int c, size_t n) {
   if (counting()) count(dst, n);
   return real_memset(dst, c, n);
 }
-int memcmp(const void* a, const void* b, size_t n) {
+int counted_memcmp(const void* a, const void* b, size_t n) {
   if (counting()) {
     count(a, n);
     count(b, n);
@@ -206,7 +211,7 @@ int memcmp(const void* a, const void* b, size_t n) {
     if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
   return 0;
 }
-void* memchr(const void* s, int c, size_t n) {
+void* counted_memchr(const void* s, int c, size_t n) {
   const LibcFunctions* f = libc();
   void* r;
   if (f) {
@@ -223,17 +228,17 @@ void* memchr(const void* s, int c, size_t n) {
   if (counting()) count(s, r ? static_cast<size_t>(static_cast<char*>(r) - static_cast<const char*>(s)) + 1 : n);
   return r;
 }
-size_t strlen(const char* s) {
+size_t counted_strlen(const char* s) {
   const size_t n = real_strlen(s);
   if (counting()) count(s, n + 1);
   return n;
 }
-size_t strnlen(const char* s, size_t limit) {
+size_t counted_strnlen(const char* s, size_t limit) {
   const size_t n = bounded_strlen(s, limit);
   if (counting()) count(s, n < limit ? n + 1 : n);
   return n;
 }
-char* strcpy(char* dst, const char* src) {
+char* counted_strcpy(char* dst, const char* src) {
   const size_t n = real_strlen(src) + 1;
   if (counting()) {
     count(src, n);
@@ -242,7 +247,7 @@ char* strcpy(char* dst, const char* src) {
   real_memcpy(dst, src, n);
   return dst;
 }
-char* strncpy(char* dst, const char* src, size_t n) {
+char* counted_strncpy(char* dst, const char* src, size_t n) {
   const size_t len = bounded_strlen(src, n);
   if (counting()) {
     count(src, len < n ? len + 1 : n);
@@ -252,7 +257,7 @@ char* strncpy(char* dst, const char* src, size_t n) {
   if (len < n) real_memset(dst + len, 0, n - len);
   return dst;
 }
-char* strcat(char* dst, const char* src) {
+char* counted_strcat(char* dst, const char* src) {
   const size_t d = real_strlen(dst), s = real_strlen(src) + 1;
   if (counting()) {
     count(dst, d + 1);
@@ -262,7 +267,7 @@ char* strcat(char* dst, const char* src) {
   real_memcpy(dst + d, src, s);
   return dst;
 }
-char* strncat(char* dst, const char* src, size_t n) {
+char* counted_strncat(char* dst, const char* src, size_t n) {
   const size_t d = real_strlen(dst), s = bounded_strlen(src, n);
   if (counting()) {
     count(dst, d + 1);
@@ -273,7 +278,7 @@ char* strncat(char* dst, const char* src, size_t n) {
   dst[d + s] = '\0';
   return dst;
 }
-int strcmp(const char* a, const char* b) {
+int counted_strcmp(const char* a, const char* b) {
   size_t i = 0;
   while (a[i] && a[i] == b[i]) ++i;
   if (counting()) {
@@ -283,7 +288,7 @@ int strcmp(const char* a, const char* b) {
   const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
   return x < y ? -1 : x > y ? 1 : 0;
 }
-int strncmp(const char* a, const char* b, size_t n) {
+int counted_strncmp(const char* a, const char* b, size_t n) {
   size_t i = 0;
   while (i < n && a[i] && a[i] == b[i]) ++i;
   if (counting()) {
@@ -295,14 +300,14 @@ int strncmp(const char* a, const char* b, size_t n) {
   const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
   return x < y ? -1 : x > y ? 1 : 0;
 }
-char* strchr(const char* s, int c) {
+char* counted_strchr(const char* s, int c) {
   size_t i = 0;
   const char ch = static_cast<char>(c);
   while (s[i] != ch && s[i] != '\0') ++i;
   if (counting()) count(s, i + 1);
   return s[i] == ch ? const_cast<char*>(s + i) : nullptr;
 }
-char* strrchr(const char* s, int c) {
+char* counted_strrchr(const char* s, int c) {
   const char ch = static_cast<char>(c);
   const char* found = nullptr;
   size_t i = 0;
@@ -313,3 +318,51 @@ char* strrchr(const char* s, int c) {
   if (counting()) count(s, i + 1);
   return const_cast<char*>(found);
 }
+
+// Where each exported replacement goes. Only instrumented programs count libc's accesses,
+// so once the runtime has started in any other (allocation-only profiling, `profkit run`)
+// they go straight to libc's own: one jump more than without the runtime. The exported
+// functions are a single indirect jump (a leaf: no frame); the target is switched while
+// other threads may be calling, hence the atomic (relaxed: either target is right).
+struct Targets {
+#define PROFKIT_LIBC_TARGET(ret, name, params) ret(*name) params;
+#include "runtime/libc_replacements.def"
+};
+constinit Targets g_targets = {
+#define PROFKIT_LIBC_TARGET(ret, name, params) counted_##name,
+#include "runtime/libc_replacements.def"
+};
+
+template <class F>
+inline F target(F* slot) {
+  return __atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+}  // namespace
+
+void call_libc_directly() {
+  if (g.count_libc_accesses) return;
+#define PROFKIT_LIBC_TARGET(ret, name, params)                                        \
+  if (void* f = dlsym(RTLD_NEXT, #name))                                              \
+    __atomic_store_n(&g_targets.name, reinterpret_cast<decltype(g_targets.name)>(f), \
+                     __ATOMIC_RELAXED);
+#include "runtime/libc_replacements.def"
+}
+
+}  // namespace profkit::rt
+
+void* memcpy(void* d, const void* s, size_t n) { return target(&g_targets.memcpy)(d, s, n); }
+void* memmove(void* d, const void* s, size_t n) { return target(&g_targets.memmove)(d, s, n); }
+void* memset(void* d, int c, size_t n) { return target(&g_targets.memset)(d, c, n); }
+int memcmp(const void* a, const void* b, size_t n) { return target(&g_targets.memcmp)(a, b, n); }
+void* memchr(const void* s, int c, size_t n) { return target(&g_targets.memchr)(s, c, n); }
+size_t strlen(const char* s) { return target(&g_targets.strlen)(s); }
+size_t strnlen(const char* s, size_t n) { return target(&g_targets.strnlen)(s, n); }
+char* strcpy(char* d, const char* s) { return target(&g_targets.strcpy)(d, s); }
+char* strncpy(char* d, const char* s, size_t n) { return target(&g_targets.strncpy)(d, s, n); }
+char* strcat(char* d, const char* s) { return target(&g_targets.strcat)(d, s); }
+char* strncat(char* d, const char* s, size_t n) { return target(&g_targets.strncat)(d, s, n); }
+int strcmp(const char* a, const char* b) { return target(&g_targets.strcmp)(a, b); }
+int strncmp(const char* a, const char* b, size_t n) { return target(&g_targets.strncmp)(a, b, n); }
+char* strchr(const char* s, int c) { return target(&g_targets.strchr)(s, c); }
+char* strrchr(const char* s, int c) { return target(&g_targets.strrchr)(s, c); }

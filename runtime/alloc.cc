@@ -296,8 +296,10 @@ PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, b
 }
 
 // Keeps a call out of tail position: the caller's frame, whose address the stack walk
-// starts from, must still exist during the call.
-inline void* no_tail_call(void* p) {
+// starts from, must still exist during the call. Every call that passes PROFKIT_CALLER on
+// to a function that may not be inlined needs it.
+template <class T>
+inline T* no_tail_call(T* p) {
   asm volatile("" : "+r"(p));
   return p;
 }
@@ -310,11 +312,8 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
     ensure_init();
   if (size == 0) size = 1;
   if (g_sampling) {
-    const int64_t left = tls_sample_left - static_cast<int64_t>(size);
-    if (left > 0 && size < (uint64_t{1} << 62)) {
-      tls_sample_left = left;
-      return allocate_plain(size, alignment, zero);
-    }
+    uint64_t n;  // the thread's first allocation, or one right after start-up
+    if (take_unsampled(size, &n)) return allocate_plain(n, alignment, zero);
     return no_tail_call(allocate_sampled(size, alignment, zero, caller_return, caller_frame));
   }
   // Small blocks come from heap.cc whenever they are tracked; the rest (large or
@@ -343,19 +342,12 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
 }
 
 // `alignment` 0: malloc's (16 bytes from glibc, 64 from the runtime). With sampling on, an
-// unsampled block costs a subtraction (sizes beyond 2^62 always take the slow path).
-// g_sampling is set in start-up before `tracking`, which allocate_sampled checks, so it is
-// safe to act on while another thread initializes.
+// unsampled block costs a subtraction (the countdown is 0 without sampling, so the full
+// profile always takes the slow path).
 PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignment, bool zero,
                                                uintptr_t caller_return, uintptr_t caller_frame) {
-  if (PROFKIT_RT_LIKELY(g_sampling)) {
-    const uint64_t n = size == 0 ? 1 : size;
-    const int64_t left = tls_sample_left - static_cast<int64_t>(n);
-    if (PROFKIT_RT_LIKELY(left > 0) && n < (uint64_t{1} << 62)) {
-      tls_sample_left = left;
-      return allocate_plain(n, alignment, zero);
-    }
-  }
+  uint64_t n;
+  if (PROFKIT_RT_LIKELY(take_unsampled(size, &n))) return allocate_plain(n, alignment, zero);
   return no_tail_call(allocate_slow(size, alignment, zero, caller_return, caller_frame));
 }
 
@@ -451,12 +443,11 @@ PROFKIT_RT_NOINLINE void deallocate_headed(void* p) {
     __libc_free(reinterpret_cast<void*>(base));
 }
 
+// Outside the range (which is every address without sampling): an unsampled block, or
+// nullptr, which glibc's free ignores.
 PROFKIT_RT_ALWAYS_INLINE inline void deallocate(void* p) {
+  if (PROFKIT_RT_LIKELY(!in_sample_range(p))) return __libc_free(p);
   if (p == nullptr) return;
-  if (PROFKIT_RT_LIKELY(g_sampling) && !in_sample_range(p)) {  // unsampled: no header
-    __libc_free(p);
-    return;
-  }
   deallocate_headed(p);
 }
 
@@ -478,7 +469,7 @@ char* duplicate(const char* s, uint64_t limit, bool bounded, uintptr_t ret, uint
 
 size_t live_block_size(const void* p) {
   if (p == nullptr) return 0;
-  if (g_sampling && !in_sample_range(p)) return libc_usable_size(const_cast<void*>(p));
+  if (!in_sample_range(p)) return libc_usable_size(const_cast<void*>(p));
   return header_of(p)->size;
 }
 
@@ -490,14 +481,50 @@ using namespace profkit::rt;
   reinterpret_cast<uintptr_t>(__builtin_return_address(0)),        \
       reinterpret_cast<uintptr_t>(__builtin_frame_address(0))
 
-void* malloc(size_t size) noexcept { return allocate(size, 0, false, PROFKIT_CALLER); }
+// The hot entry points (malloc, calloc, realloc, the plain operator new) reach their slow
+// paths by a tail call the compiler must make (clang's musttail): the slow path's frame then
+// stands where the entry point's would, with the caller's return address above it, so the
+// stack walk starts there and the fast paths need no frame (alloc.cc is built with
+// -fomit-frame-pointer; __builtin_frame_address keeps the slow paths' frames): an
+// unsampled malloc or free is then ten instructions or fewer before glibc's. Without musttail the entry point passes its caller on, as the other entry
+// points do, and keeps its frame alive during the call.
+#if defined(__clang__)
+#define PROFKIT_SLOW_PARAMS
+#define PROFKIT_SLOW_ARGS
+#define PROFKIT_SLOW_CALLER PROFKIT_CALLER
+#define PROFKIT_SLOW_RETURN(call) [[clang::musttail]] return call
+#else
+#define PROFKIT_SLOW_PARAMS , uintptr_t caller_return, uintptr_t caller_frame
+#define PROFKIT_SLOW_ARGS , PROFKIT_CALLER
+#define PROFKIT_SLOW_CALLER caller_return, caller_frame
+#define PROFKIT_SLOW_RETURN(call) return no_tail_call(call)
+#endif
+
+namespace {
+PROFKIT_RT_NOINLINE void* malloc_slow(size_t size PROFKIT_SLOW_PARAMS) {
+  return no_tail_call(allocate_slow(size, 0, false, PROFKIT_SLOW_CALLER));
+}
+PROFKIT_RT_NOINLINE void* calloc_slow(size_t count, size_t size PROFKIT_SLOW_PARAMS) {
+  size_t total;
+  if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
+  return no_tail_call(allocate_slow(total, 0, true, PROFKIT_SLOW_CALLER));
+}
+}  // namespace
+
+void* malloc(size_t size) noexcept {
+  uint64_t n;
+  if (PROFKIT_RT_LIKELY(take_unsampled(size, &n))) return __libc_malloc(n);
+  PROFKIT_SLOW_RETURN(malloc_slow(size PROFKIT_SLOW_ARGS));
+}
 void free(void* p) noexcept { deallocate(p); }
 void cfree(void* p) noexcept { deallocate(p); }
 
 void* calloc(size_t count, size_t size) noexcept {
   size_t total;
-  if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
-  return allocate(total, 0, true, PROFKIT_CALLER);
+  uint64_t n;
+  if (PROFKIT_RT_LIKELY(!__builtin_mul_overflow(count, size, &total) && take_unsampled(total, &n)))
+    return __libc_calloc(1, n);
+  PROFKIT_SLOW_RETURN(calloc_slow(count, size PROFKIT_SLOW_ARGS));
 }
 
 namespace {
@@ -508,14 +535,10 @@ void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
     return nullptr;
   }
   void* q;
-  if (g_sampling && !in_sample_range(p)) {
+  if (!in_sample_range(p)) {
     // An unsampled block to an unsampled one: glibc's realloc, which may grow in place.
-    const uint64_t n = size == 0 ? 1 : size;
-    const int64_t left = tls_sample_left - static_cast<int64_t>(n);
-    if (left > 0 && n < (uint64_t{1} << 62)) {
-      tls_sample_left = left;
-      return __libc_realloc(p, n);
-    }
+    uint64_t n;
+    if (take_unsampled(size, &n)) return __libc_realloc(p, n);
     q = no_tail_call(allocate_sampled(n, 0, false, ret, frame));
   } else {
     q = allocate(size, 0, false, ret, frame);
@@ -529,14 +552,25 @@ void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
   deallocate(p);
   return q;
 }
+
+PROFKIT_RT_NOINLINE void* realloc_slow(void* p, size_t size PROFKIT_SLOW_PARAMS) {
+  return no_tail_call(reallocate(p, size, PROFKIT_SLOW_CALLER));
+}
 }  // namespace
 
-void* realloc(void* p, size_t size) noexcept { return reallocate(p, size, PROFKIT_CALLER); }
+// An unsampled block (or nullptr, while sampling) to an unsampled one stays glibc's; size 0
+// takes the slow path, where allocator_frees_and_returns_null_on_realloc_zero is decided.
+void* realloc(void* p, size_t size) noexcept {
+  uint64_t n;
+  if (PROFKIT_RT_LIKELY(!in_sample_range(p) && size != 0 && take_unsampled(size, &n)))
+    return __libc_realloc(p, n);
+  PROFKIT_SLOW_RETURN(realloc_slow(p, size PROFKIT_SLOW_ARGS));
+}
 
 void* reallocarray(void* p, size_t count, size_t size) noexcept {
   size_t total;
   if (__builtin_mul_overflow(count, size, &total)) return allocation_failed();
-  return reallocate(p, total, PROFKIT_CALLER);
+  return no_tail_call(reallocate(p, total, PROFKIT_CALLER));
 }
 
 namespace {
@@ -578,10 +612,10 @@ void* pvalloc(size_t size) noexcept {
 }
 size_t malloc_usable_size(void* p) noexcept { return live_block_size(p); }
 
-char* strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
-char* __strdup(const char* s) noexcept { return duplicate(s, 0, false, PROFKIT_CALLER); }
-char* strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
-char* __strndup(const char* s, size_t n) noexcept { return duplicate(s, n, true, PROFKIT_CALLER); }
+char* strdup(const char* s) noexcept { return no_tail_call(duplicate(s, 0, false, PROFKIT_CALLER)); }
+char* __strdup(const char* s) noexcept { return no_tail_call(duplicate(s, 0, false, PROFKIT_CALLER)); }
+char* strndup(const char* s, size_t n) noexcept { return no_tail_call(duplicate(s, n, true, PROFKIT_CALLER)); }
+char* __strndup(const char* s, size_t n) noexcept { return no_tail_call(duplicate(s, n, true, PROFKIT_CALLER)); }
 
 size_t __sanitizer_get_allocated_size(const volatile void* p) {
   return live_block_size(const_cast<const void*>(p));
@@ -612,11 +646,20 @@ PROFKIT_RT_NOINLINE void* new_failed(size_t size, uintptr_t alignment, bool noth
   abort();
 }
 
+// new_failed retries with `frame`, which must stay alive: no tail call.
 inline void* new_impl(size_t size, uintptr_t alignment, bool nothrow, uintptr_t ret,
                       uintptr_t frame) {
   void* p = allocate(size, alignment, false, ret, frame);
-  if (PROFKIT_RT_UNLIKELY(p == nullptr)) return new_failed(size, alignment, nothrow, ret, frame);
+  if (PROFKIT_RT_UNLIKELY(p == nullptr))
+    return no_tail_call(new_failed(size, alignment, nothrow, ret, frame));
   return p;
+}
+
+PROFKIT_RT_NOINLINE void* new_slow(size_t size PROFKIT_SLOW_PARAMS) {
+  return no_tail_call(new_impl(size, 0, false, PROFKIT_SLOW_CALLER));
+}
+PROFKIT_RT_NOINLINE void* new_nothrow_slow(size_t size, const void* PROFKIT_SLOW_PARAMS) {
+  return no_tail_call(new_impl(size, 0, true, PROFKIT_SLOW_CALLER));
 }
 }  // namespace
 
@@ -624,21 +667,32 @@ inline void* new_impl(size_t size, uintptr_t alignment, bool nothrow, uintptr_t 
 #define PROFKIT_DELETE(name, ...) \
   PROFKIT_ABI void name(__VA_ARGS__) noexcept { deallocate(p); }
 
-PROFKIT_NEW(_Znwm, size_t n) { return new_impl(n, 0, false, PROFKIT_CALLER); }
-PROFKIT_NEW(_Znam, size_t n) { return new_impl(n, 0, false, PROFKIT_CALLER); }
-PROFKIT_NEW(_ZnwmRKSt9nothrow_t, size_t n, const void*) noexcept {
-  return new_impl(n, 0, true, PROFKIT_CALLER);
-}
-PROFKIT_NEW(_ZnamRKSt9nothrow_t, size_t n, const void*) noexcept {
-  return new_impl(n, 0, true, PROFKIT_CALLER);
-}
-PROFKIT_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
-PROFKIT_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return new_impl(n, a, false, PROFKIT_CALLER); }
+// Unsampled: glibc's block, unless it fails (the slow path then runs the new-handler loop).
+#define PROFKIT_NEW_PLAIN(name)                                                        \
+  PROFKIT_NEW(name, size_t n) {                                                        \
+    uint64_t bytes;                                                                    \
+    if (PROFKIT_RT_LIKELY(take_unsampled(n, &bytes)))                                  \
+      if (void* p = __libc_malloc(bytes); PROFKIT_RT_LIKELY(p != nullptr)) return p;   \
+    PROFKIT_SLOW_RETURN(new_slow(n PROFKIT_SLOW_ARGS));                                \
+  }
+#define PROFKIT_NEW_NOTHROW(name)                                                      \
+  PROFKIT_NEW(name, size_t n, const void* tag) noexcept {                              \
+    uint64_t bytes;                                                                    \
+    if (PROFKIT_RT_LIKELY(take_unsampled(n, &bytes)))                                  \
+      if (void* p = __libc_malloc(bytes); PROFKIT_RT_LIKELY(p != nullptr)) return p;   \
+    PROFKIT_SLOW_RETURN(new_nothrow_slow(n, tag PROFKIT_SLOW_ARGS));                   \
+  }
+PROFKIT_NEW_PLAIN(_Znwm)
+PROFKIT_NEW_PLAIN(_Znam)
+PROFKIT_NEW_NOTHROW(_ZnwmRKSt9nothrow_t)
+PROFKIT_NEW_NOTHROW(_ZnamRKSt9nothrow_t)
+PROFKIT_NEW(_ZnwmSt11align_val_t, size_t n, size_t a) { return no_tail_call(new_impl(n, a, false, PROFKIT_CALLER)); }
+PROFKIT_NEW(_ZnamSt11align_val_t, size_t n, size_t a) { return no_tail_call(new_impl(n, a, false, PROFKIT_CALLER)); }
 PROFKIT_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
-  return new_impl(n, a, true, PROFKIT_CALLER);
+  return no_tail_call(new_impl(n, a, true, PROFKIT_CALLER));
 }
 PROFKIT_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t a, const void*) noexcept {
-  return new_impl(n, a, true, PROFKIT_CALLER);
+  return no_tail_call(new_impl(n, a, true, PROFKIT_CALLER));
 }
 PROFKIT_DELETE(_ZdlPv, void* p)
 PROFKIT_DELETE(_ZdaPv, void* p)

@@ -11,6 +11,7 @@
 #define PROFKIT_RT_NOINLINE __attribute__((noinline))
 #define PROFKIT_RT_ALWAYS_INLINE __attribute__((always_inline))
 #define PROFKIT_RT_TLS __attribute__((tls_model("initial-exec")))
+#define PROFKIT_RT_HIDDEN __attribute__((visibility("hidden")))
 
 // glibc's allocator, used underneath (docs/runtime.md says why). Exported by libc.so.6
 // under these names, so no dlsym (and no bootstrap pool) is needed to reach it.

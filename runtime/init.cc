@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "runtime/abi.h"
+#include "runtime/access.h"
 #include "runtime/arena.h"
 #include "runtime/base.h"
 #include "runtime/clock.h"
@@ -307,6 +308,7 @@ void do_init() {
   atexit(exit_handler);
   install_dump_signal();
   install_crash_handlers();
+  call_libc_directly();
   if (g.options.verbosity.value > 0)
     LineWriter().str("profkit-memprof: shadow at 0x").hex(__memprof_shadow_memory_dynamic_address)
         .str(g.histogram ? ", histogram mode" : ", normal mode")

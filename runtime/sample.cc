@@ -18,8 +18,8 @@ namespace profkit::rt {
 
 bool g_sampling = false;
 uintptr_t g_sample_begin = 0;
-uintptr_t g_sample_size = 0;
-__thread int64_t tls_sample_left PROFKIT_RT_TLS = 0;
+uintptr_t g_sample_size = ~uintptr_t{0};
+__thread uint64_t tls_sample_left PROFKIT_RT_TLS = 0;
 
 namespace {
 
@@ -92,11 +92,12 @@ double one_minus_exp_neg(double x) {
   return 1 - e * scale;
 }
 
-// Bytes until the next sample point: exponential with mean g_interval, at least 1.
-int64_t draw_countdown() {
+// Bytes until the next sample point: exponential with mean g_interval, at least 1 (and
+// below 2^46: -ln u <= 37 and g_interval <= 2^40).
+uint64_t draw_countdown() {
   const double u = static_cast<double>((splitmix64(&tls_rng) >> 11) + 1) * 0x1p-53;  // (0, 1]
   const double bytes = -log_of(u) * g_interval;
-  return bytes < 1 ? 1 : static_cast<int64_t>(bytes) + 1;
+  return bytes < 1 ? 1 : static_cast<uint64_t>(bytes) + 1;
 }
 
 void seed_thread() {
@@ -153,9 +154,9 @@ void sample_init() {
 bool sample_take(uint64_t size) {
   if (PROFKIT_RT_UNLIKELY(tls_rng == 0)) {  // the thread's first allocation: draw first
     seed_thread();
-    const int64_t left = draw_countdown();
-    if (size < static_cast<uint64_t>(left)) {
-      tls_sample_left = left - static_cast<int64_t>(size);
+    const uint64_t left = draw_countdown();
+    if (size < left) {
+      tls_sample_left = left - size;
       return false;
     }
   }

@@ -11,15 +11,30 @@ namespace profkit::rt {
 struct ChunkHeader;
 
 // Set once during start-up (before anything is allocated), never changed afterwards.
-extern bool g_sampling;          // sample_interval > 1 and the range could be reserved
-extern uintptr_t g_sample_begin;  // the reserved range [begin, begin + size)
-extern uintptr_t g_sample_size;
+// Hidden, so the fast paths read them directly rather than through the GOT.
+PROFKIT_RT_HIDDEN extern bool g_sampling;  // sample_interval > 1 and the range could be reserved
+// The blocks with a header: the reserved range [begin, begin + size) while sampling, every
+// address otherwise (begin 0, size the maximum), so free needs no test of g_sampling.
+PROFKIT_RT_HIDDEN extern uintptr_t g_sample_begin;
+PROFKIT_RT_HIDDEN extern uintptr_t g_sample_size;
 
-// The thread's bytes until its next sample point; <= 0 also before its first draw.
-extern __thread int64_t tls_sample_left PROFKIT_RT_TLS;
+// The thread's bytes until its next sample point; 0 before its first draw, and always 0
+// without sampling, so that an allocation of n bytes is unsampled exactly when
+// n < tls_sample_left (the one test on the fast paths).
+extern __thread uint64_t tls_sample_left PROFKIT_RT_TLS;
 
 inline bool in_sample_range(const void* p) {
   return reinterpret_cast<uintptr_t>(p) - g_sample_begin < g_sample_size;
+}
+
+// The fast path of an allocation of `size` bytes: true when the thread's countdown passes
+// over it (the block is not sampled), with `*n` the bytes to ask glibc for (0 counts as 1).
+PROFKIT_RT_ALWAYS_INLINE inline bool take_unsampled(uint64_t size, uint64_t* n) {
+  *n = size + (size == 0);
+  const uint64_t left = tls_sample_left;
+  if (PROFKIT_RT_UNLIKELY(*n >= left)) return false;
+  tls_sample_left = left - *n;
+  return true;
 }
 
 // Turns sampling on from the options (init.cc, right after they are read).

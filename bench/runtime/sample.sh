@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Sampled heap profiles (sample_interval, `profkit run --sample-interval`): what they cost
-# and how well they agree with the full profile, on run.sh's four workloads.
+# and how well they agree with the full profile, on run.sh's workloads.
 #  1. Cost: the plain binary alone, under `profkit run --sample-interval=INTERVAL` and under
-#     `profkit run` (full), side by side in one hyperfine run; ratios to plain of the mean
-#     wall time and of the mean CPU time (user + system), and their geometric means.
+#     `profkit run` (full), on run.sh's four single- and multi-threaded workloads and its
+#     deep-recursion one (recursive.cpp, with malloc_context_size=255 as run.sh profiles
+#     it). RUNS rounds, each running the three in turn (interleaved, so a change of machine
+#     load hits all three alike); ratios to plain of the median CPU time (user + system,
+#     the goal's measure) and of the median wall time, and their geometric means.
 #  2. Agreement: the instrumented binary (-fmemory-profile, linked with the runtime) writes
 #     one full profile and one sampled profile per seed (SEEDS seeds). Per allocation
 #     context, LLVM's cold/not-cold verdict as `profkit report` gives it; the share of the
@@ -14,14 +17,14 @@
 #     Mean, minimum and standard deviation over the seeds. coldmix.cpp joins the four
 #     here: they have almost no cold bytes, so they cannot show disagreement.
 # Timings are never a test: this only reports.
-# Environment: BUILD, WORK (as run.sh), RUNS (hyperfine runs, 5), SEEDS (5), INTERVAL (524288).
+# Environment: BUILD, WORK (as run.sh), RUNS (rounds, 15), SEEDS (5), INTERVAL (524288).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$root/build}
 WORK=${WORK:-$BUILD/bench-work/runtime}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-15}
 SEEDS=${SEEDS:-5}
 INTERVAL=${INTERVAL:-524288}
 LIB=$BUILD/lib
@@ -39,31 +42,39 @@ for w in $workloads coldmix; do
     clang++-22 "$w.o" -o "$w.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
   fi
 done
+[ -x recursive.plain ] || clang++-22 $flags "$here/recursive.cpp" -o recursive.plain
 
 echo "sampled profiles, sample_interval=$INTERVAL; load before: $(uptime | sed 's/.*load average/load average/')"
 echo
-echo "| workload | plain s | sampled run s | full run s | sampled/plain wall | sampled/plain CPU | full/plain wall | full/plain CPU |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| workload | plain CPU s | sampled/plain CPU | full/plain CPU | plain wall s | sampled/plain wall | full/plain wall |"
+echo "|---|---|---|---|---|---|---|"
 rm -rf raw && mkdir raw
-for w in $workloads; do
-  hyperfine -N -r "$RUNS" --export-json "sample-$w.json" \
-    -n plain "./$w.plain" \
-    -n sampled "$PROFKIT run --sample-interval=$INTERVAL --output raw/s.raw -- ./$w.plain" \
-    -n full "$PROFKIT run --output raw/f.raw -- ./$w.plain" >/dev/null 2>&1
-done
-python3 - $workloads <<'PY'
-import json, math, sys
-ratios = {k: [] for k in ('sw', 'sc', 'fw', 'fc')}
-for w in sys.argv[1:]:
-    res = {x['command']: x for x in json.load(open('sample-%s.json' % w))['results']}
-    wall = {k: res[k]['mean'] for k in res}
-    cpu = {k: res[k]['user'] + res[k]['system'] for k in res}
-    r = (wall['sampled'] / wall['plain'], cpu['sampled'] / cpu['plain'],
-         wall['full'] / wall['plain'], cpu['full'] / cpu['plain'])
+python3 - "$RUNS" "$PROFKIT" "$INTERVAL" $workloads recursive <<'PY'
+import math, os, statistics, subprocess, sys, time
+runs, profkit, interval, workloads = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+def measure(cmd):  # (CPU, wall) seconds of one run; CPU includes profkit's own
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    if status != 0: sys.exit('failed: %s' % ' '.join(cmd))
+    return usage.ru_utime + usage.ru_stime, time.perf_counter() - start
+ratios = {k: [] for k in ('sc', 'fc', 'sw', 'fw')}
+for w in workloads:
+    opts = ['--options=malloc_context_size=255'] if w == 'recursive' else []
+    cmds = {'plain': ['./%s.plain' % w],
+            'sampled': [profkit, 'run', '--sample-interval=' + interval, '--output', 'raw/s.raw'] + opts + ['--', './%s.plain' % w],
+            'full': [profkit, 'run', '--output', 'raw/f.raw'] + opts + ['--', './%s.plain' % w]}
+    got = {k: [] for k in cmds}
+    for _ in range(runs):
+        for k, c in cmds.items(): got[k].append(measure(c))
+    cpu = {k: statistics.median(x[0] for x in v) for k, v in got.items()}
+    wall = {k: statistics.median(x[1] for x in v) for k, v in got.items()}
+    r = (cpu['sampled'] / cpu['plain'], cpu['full'] / cpu['plain'],
+         wall['sampled'] / wall['plain'], wall['full'] / wall['plain'])
     for k, v in zip(ratios, r): ratios[k].append(v)
-    print('| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |' % ((w, wall['plain'], wall['sampled'], wall['full']) + r))
+    print('| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |' % (w, cpu['plain'], r[0], r[1], wall['plain'], r[2], r[3]), flush=True)
 g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
-print('| geometric mean | | | | %.3f | %.3f | %.3f | %.3f |' % tuple(g(ratios[k]) for k in ratios))
+print('| geometric mean | | %.3f | %.3f | | %.3f | %.3f |' % tuple(g(ratios[k]) for k in ratios))
 PY
 echo
 echo "load after: $(uptime | sed 's/.*load average/load average/')"

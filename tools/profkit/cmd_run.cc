@@ -3,6 +3,7 @@
 // The program's output and exit status pass through unchanged; the raw memprof profile is
 // one llvm-profdata-22 reads.
 #include <regex.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -193,6 +194,54 @@ class Notes {
   std::string path_;
 };
 
+// What the child of `profkit run` does between clone and exec, prepared by the parent: the
+// child shares profkit's memory (CLONE_VM, as posix_spawn does), so copying profkit's
+// address space at fork and the copy-on-write faults after it cost nothing; its
+// start-up is part of the profiled program's measured cost. The child only makes system
+// calls and writes its pid into `pid_digits`; it reports a failed exec through `error`.
+struct Launch {
+  char* const* argv;
+  char* const* envp;
+  char* pid_digits;  // room for 20 digits and a NUL inside envp's PROFKIT_MEMPROF_PID=...
+  const int* signals;
+  const struct sigaction* saved;  // the signals' dispositions before profkit's forwarding
+  int signal_count;
+  sigset_t mask;  // the signal mask before the launch blocked everything
+  int error;
+};
+
+int launch_child(void* arg) {
+  auto* launch = static_cast<Launch*>(arg);
+  for (int i = 0; i < launch->signal_count; ++i)
+    sigaction(launch->signals[i], &launch->saved[i], nullptr);
+  // Only this process writes `--output` itself; its forked children add ".<pid>".
+  char digits[20];
+  int n = 0;
+  for (auto pid = static_cast<uint64_t>(getpid()); n == 0 || pid != 0; pid /= 10)
+    digits[n++] = static_cast<char>('0' + pid % 10);
+  for (int i = 0; i < n; ++i) launch->pid_digits[i] = digits[n - 1 - i];
+  launch->pid_digits[n] = '\0';
+  sigprocmask(SIG_SETMASK, &launch->mask, nullptr);
+  execvpe(launch->argv[0], launch->argv, launch->envp);
+  launch->error = errno;
+  _exit(127);
+}
+
+// The environment with `set` (NAME=VALUE strings) replacing any earlier value of each NAME.
+std::vector<std::string> environment_with(const std::vector<std::string>& set) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(set.begin(), set.end(), [&](const std::string& s) {
+      const size_t eq = s.find('=');
+      return entry.size() > eq && entry.compare(0, eq + 1, s, 0, eq + 1) == 0;
+    });
+    if (!replaced) env.emplace_back(entry);
+  }
+  env.insert(env.end(), set.begin(), set.end());
+  return env;
+}
+
 int run_program(const RunCommand& cmd) {
   const std::string runtime = runtime_path();
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
@@ -269,26 +318,45 @@ int run_program(const RunCommand& cmd) {
   auto restore_signals = [&] {
     for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &saved[i], nullptr);
   };
-  const pid_t pid = fork();
+  std::vector<std::string> set = {"LD_PRELOAD=" + preload,
+                                  "PROFKIT_MEMPROF_PID=" + std::string(21, '0')};
+  if (!options.empty()) set.push_back("MEMPROF_OPTIONS=" + options);
+  if (!notes.path().empty()) set.push_back("PROFKIT_MEMPROF_NOTES=" + notes.path());
+  std::vector<std::string> env = environment_with(set);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  Launch launch{argv.data(), envp.data(), nullptr, kForwarded, saved, 4, {}, 0};
+  for (char* e : envp)
+    if (e != nullptr && std::strncmp(e, "PROFKIT_MEMPROF_PID=", 20) == 0) launch.pid_digits = e + 20;
+  // All signals blocked until the child has its own dispositions: no handler of profkit's
+  // may run in it while it shares profkit's memory.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &launch.mask);
+  constexpr size_t kChildStack = 256 << 10;  // execvpe's path buffers and script fallback
+  const std::unique_ptr<char[]> child_stack(new char[kChildStack]);
+  const pid_t pid = clone(launch_child, child_stack.get() + kChildStack,
+                          CLONE_VM | CLONE_VFORK | SIGCHLD, &launch);
+  const int clone_error = errno;
+  pthread_sigmask(SIG_SETMASK, &launch.mask, nullptr);
   if (pid < 0) {
     restore_signals();
-    report_error(std::string("cannot fork: ") + std::strerror(errno));
+    report_error(std::string("cannot start a process: ") + std::strerror(clone_error));
     return 1;
   }
-  if (pid == 0) {
+  if (launch.error != 0) {
+    int ignored = 0;
+    while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
     restore_signals();
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    if (!options.empty()) setenv("MEMPROF_OPTIONS", options.c_str(), 1);
-    // Only this process writes `--output` itself; its forked children add ".<pid>".
-    setenv("PROFKIT_MEMPROF_PID", std::to_string(getpid()).c_str(), 1);
-    if (!notes.path().empty()) setenv("PROFKIT_MEMPROF_NOTES", notes.path().c_str(), 1);
-    execvp(argv[0], argv.data());
+    notes.report_and_remove();
     // As shells do: 127 when there is no such program, 126 when it cannot be executed.
-    const int e = errno;
+    const int e = launch.error;
     const std::string message = "profkit: error: cannot run '" + cmd.command[0] +
                                 "': " + std::strerror(e) + "\n";
     (void)!write(2, message.data(), message.size());
-    _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
+    return e == ENOENT || e == ENOTDIR ? 127 : 126;
   }
   child_pid = pid;
   // profkit's own messages must not end it before it can pass the program's status on (a
@@ -352,6 +420,6 @@ void add_run_command(CLI::App& app, int& exit_status) {
 
 }  // namespace
 
-static CommandRegistration reg(10, &add_run_command);
+static CommandRegistration reg(10, &add_run_command, "run");
 
 }  // namespace profkit::cli

@@ -26,9 +26,10 @@ namespace profkit::cli {
 
 using AddCommand = void (*)(CLI::App& app, int& exit_status);
 
-// Registers a subcommand; `order` sorts `profkit --help`.
+// Registers a subcommand; `order` sorts `profkit --help`. A command registered with its
+// `name` is the only one built when the command line names it (main.cc says why).
 struct CommandRegistration {
-  CommandRegistration(int order, AddCommand add);
+  CommandRegistration(int order, AddCommand add, const char* name = nullptr);
 };
 
 // Prints `FILE:OFFSET: error: MESSAGE (code)` on stderr as one line.

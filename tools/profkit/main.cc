@@ -20,8 +20,13 @@
 namespace profkit::cli {
 
 namespace {
-std::vector<std::pair<int, AddCommand>>& registry() {
-  static std::vector<std::pair<int, AddCommand>> commands;
+struct Registered {
+  int order;
+  AddCommand add;
+  const char* name;  // nullptr: built with every command line
+};
+std::vector<Registered>& registry() {
+  static std::vector<Registered> commands;
   return commands;
 }
 // Page faults are the largest single cost of merging or showing a big profile on a VM (each
@@ -49,8 +54,8 @@ void use_huge_pages_for_the_heap() {
 
 }  // namespace
 
-CommandRegistration::CommandRegistration(int order, AddCommand add) {
-  registry().emplace_back(order, add);
+CommandRegistration::CommandRegistration(int order, AddCommand add, const char* name) {
+  registry().push_back({order, add, name});
 }
 
 void report_error(std::string_view file, const Error& error) {
@@ -177,7 +182,11 @@ void add_help_command(CLI::App& app, int& exit_status) {
 
 int main(int argc, char** argv) {
   using namespace profkit::cli;
-  use_huge_pages_for_the_heap();
+  // `profkit run` is part of the cost of the program it profiles (docs/runtime.md,
+  // "Sampling"): it needs neither the large heap nor the other commands, whose options
+  // take most of the instructions of profkit's start-up.
+  const bool run = argc >= 2 && std::string_view(argv[1]) == "run";
+  if (!run) use_huge_pages_for_the_heap();
   CLI::App app{"profkit: heap profiling and PGO profile toolchain, compatible with LLVM's formats",
                "profkit"};
   app.require_subcommand(1);
@@ -185,8 +194,14 @@ int main(int argc, char** argv) {
   int exit_status = 0;
   auto commands = registry();
   std::sort(commands.begin(), commands.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });  // orders are unique
-  for (const auto& [order, add] : commands) add(app, exit_status);
+                   [](const auto& a, const auto& b) { return a.order < b.order; });  // orders are unique
+  const auto named = std::find_if(commands.begin(), commands.end(), [&](const Registered& r) {
+    return argc >= 2 && r.name != nullptr && std::string_view(argv[1]) == r.name;
+  });
+  if (named != commands.end())
+    named->add(app, exit_status);
+  else
+    for (const Registered& r : commands) r.add(app, exit_status);
   add_help_command(app, exit_status);
   app.footer(kRuntimeHelp);  // after the subcommands, which would inherit it
   if (argc >= 2 && argv[1][0] != '-' && find_command(app, argv[1]) == nullptr)
