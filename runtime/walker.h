@@ -46,14 +46,28 @@ inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_
 // cut window within the buffer (new outer steps go before the memo's first) instead of
 // rewriting the whole walk into the spare buffer.
 inline constexpr uint32_t kWalkBufSteps = 512;
+// A memo's steps are kept in two parallel arrays. WalkCheck is all the replay reads for a
+// frame: its pc, and the two words its step read, as they were. A step that found the
+// caller's rbp saved just below the return address (every frame-pointer frame) read both
+// words at `at` and `at + 8`, and the replay compares those 16 bytes with `bp_val, ra` in one
+// go; any other step's `at` points at zeros, which never match its return address (a step
+// the replay checks read a non-zero one), and is checked again from its WalkStep.
+struct alignas(32) WalkCheck {
+  uintptr_t bp_val, ra;  // the caller's saved rbp (or the return address again), the return address
+  uintptr_t at;
+  uintptr_t pc;          // the frame's pc
+};
 struct WalkStep {
-  uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
+  uintptr_t sp, bp;         // the walk's registers at the frame
   uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
   uint32_t pad;
-  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read, its value (a step
-                            // that reads none holds its return address here again)
-  uintptr_t ra_at, ra;      // the return address: where it was read, its value
+  uintptr_t bp_at, ra_at;   // where the saved rbp (or, for a step that reads none, the
+                            // return address again) and the return address were read
   uint64_t hash;            // stack_hash_step over the memo's frames from its first to this one
+};
+struct WalkBuf {
+  WalkCheck check[kWalkBufSteps];
+  WalkStep step[kWalkBufSteps];
 };
 struct WalkMemo {
   uint32_t first = 0, end = 0;  // its steps: [first, end) of its buffer, outermost first
