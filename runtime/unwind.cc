@@ -455,12 +455,14 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
 }  // namespace
 
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out) {
+                            uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out,
+                            WalkShare* share) {
   // Step flags. A walk ends at an outermost frame, at a return address of 0 (the step that
   // read it is the last), or cut at `max` frames (nothing was read at the cut step).
   constexpr uint32_t kStepBpKnown = 1, kStepOutermost = 2, kStepCut = 4;
   *memo_out = nullptr;
   *hash_out = 0;
+  share->prev_id = 0;
   const uintptr_t low = state->stack_low, high = state->stack_high;
   if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0 ||
       max == 0 || max > kWalkMemoSteps)
@@ -546,6 +548,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     memo.end = top + 1;
     memo.max = max;
     memo.context_id = 0;
+    memo.walk_first = first;
+    memo.walk_leaf = top;
     memo.base = 0;
     *memo_out = &memo;
     *hash_out = stack_hash_final(h, count);
@@ -711,6 +715,18 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     }
   }
   memo.end = j + m + 1;
+  // The steps i .. j were replayed unchanged: those of them the previous walk had are
+  // frames it shares with this one.
+  const uint32_t shared_first = i > memo.walk_first ? i : memo.walk_first;
+  const uint32_t shared_last = j < memo.walk_leaf ? j : memo.walk_leaf;
+  if (memo.context_id != 0 && shared_first <= shared_last) {
+    share->prev_id = memo.context_id;
+    share->lo = memo.end - 1 - shared_last;
+    share->hi = memo.end - 1 - shared_first;
+    share->shift = static_cast<int32_t>(memo.end - 1 - memo.walk_leaf);
+  }
+  memo.walk_first = i;
+  memo.walk_leaf = memo.end - 1;
   if (!whole_replay) memo.context_id = 0;
   *memo_out = &memo;
   // The walk is the memo's steps i .. end - 1.
@@ -725,6 +741,7 @@ void forget_walks(ThreadState* state) {
     memo.first = memo.end = 0;
     memo.max = 0;
     memo.context_id = 0;
+    memo.walk_first = memo.walk_leaf = 0;
     memo.base = 0;
     memo.buf = i;
   }

@@ -74,7 +74,17 @@ struct WalkMemo {
   uint32_t max = 0;             // the depth it was walked with
   uint32_t context_id = 0;      // the depot id of the walk it holds; 0 until interned
   uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
+  uint32_t walk_first = 0, walk_leaf = 0;  // the steps of the walk it holds (whose id is context_id)
   uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
+};
+// What a walk shares with the memo's previous walk, whose depot id was `prev_id` (0: nothing
+// known): frames lo..hi of this walk (leaf first) are that walk's frames lo - shift ..
+// hi - shift, replayed from the very same steps, which this walk found unchanged. The depot
+// uses it to compare only the other frames (stack.cc).
+struct WalkShare {
+  uint32_t prev_id = 0;
+  uint32_t lo = 0, hi = 0;
+  int32_t shift = 0;
 };
 // The stack hash the depot keys on: a polynomial in the return addresses, outermost frame
 // first (h = h * B + pc), modulo 2^64, then mixed. Polynomial so that the hash of any run of
@@ -120,9 +130,10 @@ static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
 // `*memo` is the memo now holding this walk (set whenever the walk succeeds): its
 // context_id, when not 0, is the walk's depot id, because a whole replay gives back the
 // very same frames. `*hash` is the walk's stack hash (stack_hash_final) when the memo knew
-// it, else 0.
+// it, else 0. `*share`: what the walk has in common with the memo's previous walk.
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash);
+                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash,
+                            WalkShare* share);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
