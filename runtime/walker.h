@@ -103,12 +103,17 @@ inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) { return h * kStackHas
 inline uint64_t stack_hash_unstep(uint64_t h, uintptr_t pc) {  // the prefix before `pc`'s step
   return (h - pc) * kStackHashBaseInverse;
 }
-inline uint64_t stack_hash_power(uint32_t n) {  // B^n
-  uint64_t r = 1, b = kStackHashBase;
-  for (; n != 0; n >>= 1, b *= b)
-    if (n & 1) r *= b;
-  return r;
-}
+// B^n for the window lengths a walk can have (n <= kWalkMemoSteps): a table, not a loop of
+// squarings, since every walk needs one.
+struct StackHashPowers {
+  uint64_t p[kWalkMemoSteps + 1];
+  constexpr StackHashPowers() : p() {
+    p[0] = 1;
+    for (uint32_t i = 1; i <= kWalkMemoSteps; ++i) p[i] = p[i - 1] * kStackHashBase;
+  }
+};
+inline constexpr StackHashPowers kStackHashPowers;
+inline uint64_t stack_hash_power(uint32_t n) { return kStackHashPowers.p[n]; }  // B^n
 // The polynomial of the n steps after the prefix value `before`, up to the prefix value `end`.
 inline uint64_t stack_hash_window(uint64_t before, uint64_t end, uint32_t n) {
   return end - before * stack_hash_power(n);
