@@ -425,13 +425,19 @@ alignas(16) constexpr uintptr_t kIrregularWords[2] = {0, 0};
 
 // The replay's tight loop: checks the records c, c - 1, ... down to just above `stop`, four
 // per test (their 16 stack bytes against the records', with no branch between them), and
-// writes their pcs to `out`. Returns the record it stopped at: `stop`, or the first of
-// four in which some record did not match (the caller checks those one by one). A frame's
-// pc is the return address its callee's step read, so all but the first of four come
-// from the words just compared. Out of line, so that its few registers are its own.
+// writes their pcs to `out`. Returns the record it stopped at: `stop`, or the first that did
+// not match (the caller checks it from its full step). A frame's pc is the return address
+// its callee's step read, so all but the first of four come from the words just compared.
+// Out of line, so that its few registers are its own.
 PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const WalkCheck* stop,
                                                     uintptr_t* out) {
-  while (c - stop >= 4) {
+  auto differs = [](const WalkCheck& r) PROFKIT_RT_ALWAYS_INLINE {
+    const __m128i diff = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.at)),
+                                       _mm_load_si128(reinterpret_cast<const __m128i*>(&r)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) != 0xffff;
+  };
+  for (;;) {
+    while (c - stop >= 4) {
     const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[0].at));
     const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-1].at));
     const __m128i w2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-2].at));
@@ -448,8 +454,15 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
     _mm_storeh_pd(reinterpret_cast<double*>(out + 3), _mm_castsi128_pd(w2));
     out += 4;
     c -= 4;
+    }
+    // Fewer than four left, or one of four differs: one at a time up to it, then four again.
+    const WalkCheck* const until = c - stop >= 4 ? c - 4 : stop;
+    for (; c != until; --c, ++out) {
+      if (differs(*c)) return c;
+      *out = c->pc;
+    }
+    if (c == stop) return c;
   }
-  return c;
 }
 
 }  // namespace
