@@ -18,6 +18,7 @@
 #include "runtime/mib_table.h"
 #include "runtime/stack_depot.h"
 #include "runtime/thread_state.h"
+#include "runtime/walker.h"
 
 namespace profkit::rt {
 namespace {
@@ -280,6 +281,105 @@ TEST(StackDepot, SameStackSameIdOtherStackOtherId) {
   };
   EXPECT_TRUE(in_site_a(pcs[0])) << std::hex << pcs[0];
   EXPECT_EQ(depot_stack(0x7fffffff, &size), nullptr);
+}
+
+// A recursion `depth` levels deep, two frames a level; level `odd` goes through the other
+// of two functions, so its stack differs from the plain one in two adjacent frames.
+uint32_t descend(int depth, int odd);
+__attribute__((noinline)) uint32_t descend_a(int depth, int odd) {
+  const uint32_t id = descend(depth - 1, odd);
+  asm volatile("");
+  return id;
+}
+__attribute__((noinline)) uint32_t descend_b(int depth, int odd) {
+  const uint32_t id = descend(depth - 1, odd);
+  asm volatile("");
+  return id;
+}
+__attribute__((noinline)) uint32_t descend(int depth, int odd) {
+  if (depth == 0) return capture_here();
+  const uint32_t id = depth == odd ? descend_b(depth, odd) : descend_a(depth, odd);
+  asm volatile("");
+  return id;
+}
+
+// A walk replays the frames it shares with the previous walk from its call site, checking
+// the words each one read (unwind.cc), and tells the depot which they are (stack.cc,
+// same_sharing): a stack that differs from the previous ones only in the middle must be
+// found out there and get an id of its own.
+TEST(StackDepot, OneFrameDifferentInTheSharedMiddleIsAnotherStack) {
+  // One call site for all, so that only the recursion differs: deep, plain (one level less:
+  // it shares all but the leaf end with deep), deep again, then plain but for one level
+  // (after deep: the walk shares with deep what plain shared, except around that level).
+  const int depth[] = {12, 11, 12, 11, 11, 12, 11};
+  const int odd[] = {-1, -1, -1, 6, -1, -1, 6};
+  uint32_t id[7];
+  volatile int count = 7;
+  for (int i = 0; i < count; ++i) id[i] = descend(depth[i], odd[i]);
+  const uint32_t deep = id[0], plain = id[1], other = id[3];
+  EXPECT_NE(deep, plain);
+  EXPECT_EQ(id[2], deep);
+  EXPECT_NE(other, plain);
+  EXPECT_EQ(id[4], plain);
+  EXPECT_EQ(id[5], deep);
+  EXPECT_EQ(id[6], other);
+  uint32_t n_plain = 0, n_other = 0;
+  const uintptr_t* p = depot_stack(plain, &n_plain);
+  const uintptr_t* o = depot_stack(other, &n_other);
+  ASSERT_TRUE(p != nullptr && o != nullptr);
+  ASSERT_EQ(n_plain, n_other);
+  uint32_t differ = 0, at = 0;
+  for (uint32_t i = 0; i < n_plain; ++i)
+    if (p[i] != o[i]) {
+      ++differ;
+      at = i;
+    }
+  EXPECT_EQ(differ, 2u) << "the return addresses in descend_b and in descend's call of it";
+  EXPECT_GT(at, 4u) << "the difference is in the middle of the stack";
+  EXPECT_LT(at + 4, n_plain);
+}
+
+// Frames a walk shares with the previous one are not compared again, so two stacks with
+// one stack hash that differ only there must be told apart by what the walker says it
+// shares. The stack hash is a polynomial (walker.h), frame i's coefficient B^i: adding 1 to
+// one frame and taking B from the next one in leaves it unchanged.
+TEST(StackDepot, EqualHashesDifferentFramesAreDifferentStacks) {
+  constexpr uint32_t kN = 200;
+  uintptr_t prev[kN], x[kN], y[kN];
+  for (uint32_t i = 0; i < kN; ++i) prev[i] = 0x5000000000ull + 0x9100 * (i % 7) + 0x40 * i;
+  // x: prev one level deeper (two new leaf frames), cut at kN.
+  x[0] = 0x5100000000ull;
+  x[1] = 0x5100000100ull;
+  for (uint32_t i = 2; i < kN; ++i) x[i] = prev[i - 2];
+  // y: x but for frames 100 and 101, with the same hash.
+  for (uint32_t i = 0; i < kN; ++i) y[i] = x[i];
+  y[101] += 1;
+  y[100] -= kStackHashBase;
+  const WalkShare none;
+  const uint32_t p = depot_intern(prev, kN, none);
+  ASSERT_NE(p, 0u);
+  // x's walk replayed frames 2 .. kN - 1 from prev's steps, shifted by two.
+  WalkShare x_share;
+  x_share.prev_id = p;
+  x_share.lo = 2;
+  x_share.hi = kN - 1;
+  x_share.shift = 2;
+  const uint32_t xid = depot_intern(x, kN, x_share);
+  ASSERT_NE(xid, 0u);
+  EXPECT_EQ(depot_intern(x, kN, x_share), xid);
+  EXPECT_EQ(depot_intern(x, kN, none), xid);
+  // y's walk found prev's steps changed at frames 100 and 101: it shares only those after.
+  WalkShare y_share = x_share;
+  y_share.lo = 102;
+  const uint32_t yid = depot_intern(y, kN, y_share);
+  EXPECT_NE(yid, 0u);
+  EXPECT_NE(yid, xid);
+  EXPECT_EQ(depot_intern(y, kN, none), yid);
+  EXPECT_EQ(depot_intern(x, kN, none), xid);
+  uint32_t n = 0;
+  const uintptr_t* pcs = depot_stack(yid, &n);
+  ASSERT_EQ(n, kN);
+  EXPECT_TRUE(std::equal(pcs, pcs + n, y));
 }
 
 // fold_recursion on a copy of `in` (leaf first).

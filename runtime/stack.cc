@@ -25,6 +25,13 @@ struct DepotNode {
   uint64_t hash;
   uint32_t id;
   uint32_t size;
+  // What the walk that inserted it shared with its memo's previous walk (WalkShare, with
+  // prev_id 0 when nothing): its frames shared_lo..shared_hi are those of stack `prev_id`,
+  // shifted. Fixed before the node is published.
+  uint32_t prev_id;
+  int32_t shift;
+  uint16_t shared_lo, shared_hi;
+  uint32_t pad;
   uintptr_t pcs[1];  // `size` entries (flexible)
 };
 
@@ -82,15 +89,45 @@ bool same(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n
   return true;
 }
 
+// Whether frames [from, to) of the node are `pcs`'s.
+inline bool same_frames(const DepotNode* node, const uintptr_t* pcs, uint32_t from, uint32_t to) {
+  for (uint32_t i = from; i < to; ++i)
+    if (node->pcs[i] != pcs[i]) return false;
+  return true;
+}
+
+// same() for a walk that shares frames with its memo's previous walk: when the node was
+// inserted by a walk that shared the same frames, at the same shift, with the same previous
+// stack, those frames are equal on both sides (both are that stack's), and only the others
+// are compared: for a deep recursion, a few frames at each end of a node of hundreds.
+bool same_sharing(const DepotNode* node, uint64_t hash, const uintptr_t* pcs, uint32_t n,
+                  const WalkShare& share) {
+  if (node->hash != hash || node->size != n) return false;
+  if (share.prev_id != 0 && node->prev_id == share.prev_id && node->shift == share.shift &&
+      share.lo <= node->shared_lo && node->shared_hi <= share.hi)
+    return same_frames(node, pcs, 0, node->shared_lo) &&
+           same_frames(node, pcs, node->shared_hi + 1u, n);
+  return same(node, hash, pcs, n);
+}
+
 // The node a thread will most likely compare next, loaded into the cache while the program
 // runs on: a deep stack's node is kilobytes, and with many such stacks it is not cached.
 // Its size is not read (that load would wait for memory): the next stack is most often about
 // as deep as this one, of `n` frames.
-void set_guess(ThreadState* state, DepotNode* guess, uint32_t n) {
+// With `ends_only` (the next walk will likely share its middle frames with this one), only
+// the lines that same_sharing reads: the header and the frames at both ends.
+void set_guess(ThreadState* state, DepotNode* guess, uint32_t n, bool ends_only) {
   state->depot_guess = guess;
   if (guess == nullptr) return;
   const char* p = reinterpret_cast<const char*>(guess);
   const char* const end = reinterpret_cast<const char*>(guess->pcs + n);
+  if (ends_only && end - p > 4 * 64) {
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(end - 64);
+    __builtin_prefetch(end - 1);
+    return;
+  }
   for (; p < end; p += 64) __builtin_prefetch(p);
 }
 
@@ -99,20 +136,24 @@ void set_guess(ThreadState* state, DepotNode* guess, uint32_t n) {
 // first time. Each node links to the next node its thread inserted; a lookup tries the
 // previous hit's successor first, which needs no bucket access (a cache and TLB miss per
 // allocation when a program has many stacks: 262 144 in the tree builder).
-// `hash` is hash_pcs(pcs, n) when the caller knows it, else 0.
-uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t hash) {
+// `hash` is hash_pcs(pcs, n) when the caller knows it, else 0; `share` is the walk's
+// (WalkShare), when `pcs` is that walk's frames as they are.
+uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t hash,
+                const WalkShare& share) {
   if (PROFKIT_RT_UNLIKELY(g_buckets == nullptr)) return 0;
   if (hash == 0) hash = hash_pcs(pcs, n);
+  const bool sharing = share.prev_id != 0;
   DepotNode* const guess = state != nullptr ? static_cast<DepotNode*>(state->depot_guess) : nullptr;
-  if (guess != nullptr && same(guess, hash, pcs, n)) {
-    set_guess(state, guess->successor.load(std::memory_order_acquire), n);
+  if (guess != nullptr && same_sharing(guess, hash, pcs, n, share)) {
+    set_guess(state, guess->successor.load(std::memory_order_acquire), n, sharing);
     return guess->id;
   }
   std::atomic<DepotNode*>& bucket = g_buckets[hash & ((1u << kBucketBits) - 1)];
   DepotNode* head = bucket.load(std::memory_order_acquire);
   for (DepotNode* node = head; node != nullptr; node = node->next)
-    if (same(node, hash, pcs, n)) {
-      if (state != nullptr) set_guess(state, node->successor.load(std::memory_order_acquire), n);
+    if (same_sharing(node, hash, pcs, n, share)) {
+      if (state != nullptr)
+        set_guess(state, node->successor.load(std::memory_order_acquire), n, sharing);
       return node->id;
     }
   const size_t bytes = sizeof(DepotNode) + sizeof(uintptr_t) * (n ? n - 1 : 0);
@@ -121,6 +162,11 @@ uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t h
   fresh->hash = hash;
   fresh->size = n;
   fresh->successor.store(nullptr, std::memory_order_relaxed);
+  fresh->prev_id = share.prev_id;
+  fresh->shift = share.shift;
+  fresh->shared_lo = static_cast<uint16_t>(share.lo);
+  fresh->shared_hi = static_cast<uint16_t>(share.hi);
+  fresh->pad = 0;
   for (uint32_t i = 0; i < n; ++i) fresh->pcs[i] = pcs[i];
   // The id is fixed before the node is published; a lost race wastes one id (ids need
   // not be dense, only unique).
@@ -268,7 +314,9 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash);
+      WalkShare share;
+      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
+                             &share);
       if (n != 0) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
         // The option is fixed for the process, so the id a memo keeps is always folded or
@@ -278,8 +326,9 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
           const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
           if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
           n = kept;
+          share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
         }
-        return memo->context_id = intern(tls_state, pcs, n, hash);
+        return memo->context_id = intern(tls_state, pcs, n, hash, share);
       }
     }
     if (n == 0) {
@@ -299,7 +348,11 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, walk_depth);
   if (fold) n = fold_and_cut(fold, pcs, n, depth);
-  return intern(tls_state, pcs, n, 0);
+  return intern(tls_state, pcs, n, 0, WalkShare{});
+}
+
+uint32_t depot_intern(const uintptr_t* pcs, uint32_t n, const WalkShare& share) {
+  return intern(tls_state, pcs, n, 0, share);
 }
 
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size) {

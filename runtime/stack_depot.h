@@ -7,11 +7,15 @@
 namespace profkit::rt {
 
 struct ThreadState;
+struct WalkShare;
 
 // Captures the allocation stack (leaf first, starting at `caller_return`, the return
 // address of the public entry point, so no runtime frame is recorded) and interns it.
 // Returns the depot id (never 0).
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame);
+// The depot id of `pcs` (leaf first), as capture_stack interns a walk that shares `share`
+// with its memo's previous walk (walker.h): for tests.
+uint32_t depot_intern(const uintptr_t* pcs, uint32_t n, const WalkShare& share);
 // PCs (return addresses) of a depot id; nullptr if unknown.
 const uintptr_t* depot_stack(uint32_t id, uint32_t* size);
 // Starts loading the stack of `id` into the cache (a dump reads stacks in MIB order).

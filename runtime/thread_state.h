@@ -34,7 +34,7 @@ struct ThreadState {
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
   WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
   uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
-  WalkStep walk_buf[kWalkMemos + 1][kWalkBufSteps];
+  WalkBuf walk_buf[kWalkMemos + 1];
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
   // live.cc: this state's live blocks and bytes per context (chunks of kLiveChunkBits ids,

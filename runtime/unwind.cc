@@ -8,6 +8,7 @@
 // frame outside the thread's stack) makes it give up, and the caller falls back to
 // libunwind for that stack.
 #include <dlfcn.h>
+#include <emmintrin.h>
 
 #include "runtime/base.h"
 #include "runtime/thread_state.h"
@@ -418,15 +419,63 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
   return set.ways[0].rule;
 }
 
+// What an irregular step's check record points at (see WalkCheck): zeros, which never match
+// the non-zero return address a checked step read.
+alignas(16) constexpr uintptr_t kIrregularWords[2] = {0, 0};
+
+// The replay's tight loop: checks the records c, c - 1, ... down to just above `stop`, four
+// per test (their 16 stack bytes against the records', with no branch between them), and
+// writes their pcs to `out`. Returns the record it stopped at: `stop`, or the first that did
+// not match (the caller checks it from its full step). A frame's pc is the return address
+// its callee's step read, so all but the first of four come from the words just compared.
+// Out of line, so that its few registers are its own.
+PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const WalkCheck* stop,
+                                                    uintptr_t* out) {
+  auto differs = [](const WalkCheck& r) PROFKIT_RT_ALWAYS_INLINE {
+    const __m128i diff = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.at)),
+                                       _mm_load_si128(reinterpret_cast<const __m128i*>(&r)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) != 0xffff;
+  };
+  for (;;) {
+    while (c - stop >= 4) {
+    const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[0].at));
+    const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-1].at));
+    const __m128i w2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-2].at));
+    const __m128i w3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-3].at));
+    const __m128i diff = _mm_or_si128(
+        _mm_or_si128(_mm_xor_si128(w0, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[0]))),
+                     _mm_xor_si128(w1, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-1])))),
+        _mm_or_si128(_mm_xor_si128(w2, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-2]))),
+                     _mm_xor_si128(w3, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-3])))));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) != 0xffff) break;
+    out[0] = c[0].pc;
+    _mm_storeh_pd(reinterpret_cast<double*>(out + 1), _mm_castsi128_pd(w0));
+    _mm_storeh_pd(reinterpret_cast<double*>(out + 2), _mm_castsi128_pd(w1));
+    _mm_storeh_pd(reinterpret_cast<double*>(out + 3), _mm_castsi128_pd(w2));
+    out += 4;
+    c -= 4;
+    }
+    // Fewer than four left, or one of four differs: one at a time up to it, then four again.
+    const WalkCheck* const until = c - stop >= 4 ? c - 4 : stop;
+    for (; c != until; --c, ++out) {
+      if (differs(*c)) return c;
+      *out = c->pc;
+    }
+    if (c == stop) return c;
+  }
+}
+
 }  // namespace
 
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out) {
+                            uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out,
+                            WalkShare* share) {
   // Step flags. A walk ends at an outermost frame, at a return address of 0 (the step that
   // read it is the last), or cut at `max` frames (nothing was read at the cut step).
   constexpr uint32_t kStepBpKnown = 1, kStepOutermost = 2, kStepCut = 4;
   *memo_out = nullptr;
   *hash_out = 0;
+  share->prev_id = 0;
   const uintptr_t low = state->stack_low, high = state->stack_high;
   if (high == 0 || caller_frame < low || caller_frame + 16 > high || (caller_frame & 7) != 0 ||
       max == 0 || max > kWalkMemoSteps)
@@ -442,28 +491,32 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
   // Every address the memo holds was checked to lie in this thread's stack when it was
   // recorded (memos are dropped when a state changes threads), so re-reading is safe.
-  WalkStep* const old = state->walk_buf[memo.buf];
+  WalkStep* const old = state->walk_buf[memo.buf].step;
+  WalkCheck* const oldc = state->walk_buf[memo.buf].check;
   // New steps go to the spare buffer, leaf at `top` and outward below it, so a walk of up
   // to `max` frames fits and the memo's own steps stay intact until the walk succeeds. The
   // walk sits in the middle of the buffer: what is left over is room for later walks to
   // go deeper (steps after `top`) or, cut at `max`, further out (steps before the first).
-  WalkStep* const fresh = state->walk_buf[state->walk_spare];
+  WalkStep* const fresh = state->walk_buf[state->walk_spare].step;
+  WalkCheck* const freshc = state->walk_buf[state->walk_spare].check;
   const uint32_t top = kWalkBufSteps - 1 - (kWalkBufSteps - max) / 2;
   uint32_t n = 0;  // frames out so far
-  WalkStep* st = nullptr;
+  WalkStep* st = nullptr;   // the step being walked, and its check record
+  WalkCheck* ck = nullptr;
 
-  // Opens step *st at the current frame; advance() fills in what it reads from it.
+  // Opens the step at the current frame; advance() fills in what it reads from it.
   auto start_step = [&]() PROFKIT_RT_ALWAYS_INLINE {
-    st->pc = pc;
+    ck->pc = pc;
+    ck->ra = 0;
+    ck->at = reinterpret_cast<uintptr_t>(kIrregularWords);
     st->sp = sp;
     st->bp = bp;
     st->flags = bp_known ? kStepBpKnown : 0;
     st->bp_at = 0;
     st->ra_at = 0;
-    st->ra = 0;
   };
 
-  // One step outward from the frame `st` records (registers pc, sp, bp): its rule, the
+  // One step outward from the frame the step records (registers pc, sp, bp): its rule, the
   // words it reads, the caller's registers.
   enum class Next { frame, end, fail };
   auto advance = [&]() PROFKIT_RT_ALWAYS_INLINE -> Next {
@@ -481,17 +534,18 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       if (slot < sp) return Next::fail;
       bp = load(slot);
       st->bp_at = slot;
-      st->bp_val = bp;
+      ck->bp_val = bp;
     } else if (rule.rbp == FrameRule::rbp_lost) {
       bp_known = false;
     }
     st->ra_at = cfa - 8;
     pc = load(cfa - 8);
-    st->ra = pc;
+    ck->ra = pc;
     if (st->bp_at == 0) {  // no rbp read: the replay checks the return address twice
       st->bp_at = st->ra_at;
-      st->bp_val = pc;
+      ck->bp_val = pc;
     }
+    ck->at = st->bp_at + 8 == st->ra_at ? st->bp_at : reinterpret_cast<uintptr_t>(kIrregularWords);
     sp = cfa;
     return pc == 0 ? Next::end : Next::frame;  // 0: a thread's or the process's first frame
   };
@@ -499,7 +553,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   auto adopt_fresh = [&](uint32_t count) PROFKIT_RT_ALWAYS_INLINE {
     const uint32_t first = top + 1 - count;
     uint64_t h = 0;
-    for (uint32_t x = first; x <= top; ++x) fresh[x].hash = h = stack_hash_step(h, fresh[x].pc);
+    for (uint32_t x = first; x <= top; ++x) fresh[x].hash = h = stack_hash_step(h, freshc[x].pc);
     const uint32_t spare = memo.buf;
     memo.buf = state->walk_spare;
     state->walk_spare = spare;
@@ -507,6 +561,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     memo.end = top + 1;
     memo.max = max;
     memo.context_id = 0;
+    memo.walk_first = first;
+    memo.walk_leaf = top;
     memo.base = 0;
     *memo_out = &memo;
     *hash_out = stack_hash_final(h, count);
@@ -518,8 +574,14 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   auto copy_replayed = [&](uint32_t below, uint32_t from, uint32_t to) PROFKIT_RT_ALWAYS_INLINE {
     for (uint32_t x = from;; --x) {
       fresh[top - below - (from - x)] = old[x];
+      freshc[top - below - (from - x)] = oldc[x];
       if (x == to) break;
     }
+  };
+  // Whether the stack still holds the words step x of the memo read (for the steps that
+  // read both, as every step the tight loop checks did).
+  auto still_reads = [&](uint32_t x) PROFKIT_RT_ALWAYS_INLINE {
+    return load(old[x].bp_at) == oldc[x].bp_val && load(old[x].ra_at) == oldc[x].ra;
   };
 
   // Walk from the leaf until a frame has the registers of one of the memo's frames (the
@@ -539,10 +601,11 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
         else
           --j;
       }
-      if (matching && old[j].sp == sp && old[j].pc == pc && old[j].bp == bp &&
+      if (matching && old[j].sp == sp && oldc[j].pc == pc && old[j].bp == bp &&
           ((old[j].flags & kStepBpKnown) != 0) == bp_known)
         break;
       st = &fresh[top - n];
+      ck = &freshc[top - n];
       start_step();
       out[n++] = pc;
       if (n == max) {
@@ -558,24 +621,30 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     const uint32_t last = j + m + 1 >= max ? j + m + 1 - max : ~uint32_t{0};
     // Only the memo's first step can end a walk (outermost, a zero return address, or cut):
     // every step down to `stop` + 1 read its caller's return address and saved rbp (or the
-    // return address again: bp_at is never 0 there), and is checked in a tight loop.
+    // return address again), and is checked in a tight loop, four steps per test: their
+    // 16-byte words from the stack against the records, with no branch between them.
     const uint32_t stop = last != ~uint32_t{0} && last > memo.first ? last : memo.first;
     bool differs = false;
-    for (i = j; i > stop; --i) {
-      const WalkStep& o = old[i];
-      out[n++] = o.pc;
-      if (((load(o.bp_at) ^ o.bp_val) | (load(o.ra_at) ^ o.ra)) != 0) {
+    i = j;
+    while (i > stop) {
+      const WalkCheck* const c = replay_checked(oldc + i, oldc + stop, out + n);
+      n += static_cast<uint32_t>(oldc + i - c);
+      i = static_cast<uint32_t>(c - oldc);
+      if (i == stop) break;
+      out[n++] = oldc[i].pc;  // one step: the difference is near, or the step irregular
+      if (!still_reads(i)) {
         differs = true;  // frame i's registers are the memo's; what it reads is not
         break;
       }
+      --i;
     }
     if (!differs) {  // step `stop`: the walk is full there, or the memo's walk ended there
       const WalkStep& o = old[i];
-      out[n++] = o.pc;
+      out[n++] = oldc[i].pc;
       if (i == last || (o.flags & (kStepOutermost | kStepCut)) != 0)
         differs = i != last && (o.flags & kStepCut) != 0;  // a cut step read nothing
       else  // it read a zero return address: so does this walk, if the words are the same
-        differs = load(o.bp_at) != o.bp_val || load(o.ra_at) != o.ra;
+        differs = !still_reads(i);
     }
     // The replay got to the memo's first step, where the memo's walk was cut, and this walk
     // needs more frames (its leaf is further out): the memo grows outward in place, before
@@ -584,7 +653,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     if (differs && i == memo.first && (old[i].flags & kStepCut) != 0 && i >= max - n &&
         j + m < kWalkBufSteps) {
       st = &old[i];
-      pc = st->pc;
+      ck = &oldc[i];
+      pc = ck->pc;
       sp = st->sp;
       bp = st->bp;
       bp_known = (st->flags & kStepBpKnown) != 0;
@@ -599,7 +669,9 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
           return 0;
         }
         if (next == Next::end) break;
-        st = &old[--k];
+        --k;
+        st = &old[k];
+        ck = &oldc[k];
         start_step();
         out[n++] = pc;
         if (n == max) {
@@ -611,7 +683,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       uint64_t before = memo.base;
       for (uint32_t x = i; x-- > k;) {
         old[x].hash = before;
-        before = stack_hash_unstep(before, old[x].pc);
+        before = stack_hash_unstep(before, oldc[x].pc);
       }
       memo.base = before;
       memo.first = k;
@@ -622,7 +694,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     if (!differs) break;
     copy_replayed(m, j, i);
     st = &fresh[top - (n - 1)];
-    pc = st->pc;
+    ck = &freshc[top - (n - 1)];
+    pc = ck->pc;
     sp = st->sp;
     bp = st->bp;
     bp_known = (st->flags & kStepBpKnown) != 0;
@@ -638,8 +711,9 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // frames below j (where there is room; else the fresh buffer takes the whole walk).
   if (j + m >= kWalkBufSteps) {
     copy_replayed(m, j, i);
-    if (n == max && !(fresh[top - (n - 1)].flags & kStepOutermost) && fresh[top - (n - 1)].ra != 0)
-      fresh[top - (n - 1)].flags |= kStepCut;
+    const uint32_t x = top - (n - 1);
+    if (n == max && !(fresh[x].flags & kStepOutermost) && freshc[x].ra != 0)
+      fresh[x].flags |= kStepCut;
     return adopt_fresh(n);
   }
   const bool whole_replay = m == 0 && j + 1 == memo.end && !extended;
@@ -649,10 +723,23 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     uint64_t h = old[j].hash;
     for (uint32_t x = j + 1, y = top + 1 - m; x <= j + m; ++x, ++y) {
       old[x] = fresh[y];
-      old[x].hash = h = stack_hash_step(h, old[x].pc);
+      oldc[x] = freshc[y];
+      old[x].hash = h = stack_hash_step(h, oldc[x].pc);
     }
   }
   memo.end = j + m + 1;
+  // The steps i .. j were replayed unchanged: those of them the previous walk had are
+  // frames it shares with this one.
+  const uint32_t shared_first = i > memo.walk_first ? i : memo.walk_first;
+  const uint32_t shared_last = j < memo.walk_leaf ? j : memo.walk_leaf;
+  if (memo.context_id != 0 && shared_first <= shared_last) {
+    share->prev_id = memo.context_id;
+    share->lo = memo.end - 1 - shared_last;
+    share->hi = memo.end - 1 - shared_first;
+    share->shift = static_cast<int32_t>(memo.end - 1 - memo.walk_leaf);
+  }
+  memo.walk_first = i;
+  memo.walk_leaf = memo.end - 1;
   if (!whole_replay) memo.context_id = 0;
   *memo_out = &memo;
   // The walk is the memo's steps i .. end - 1.
@@ -667,6 +754,7 @@ void forget_walks(ThreadState* state) {
     memo.first = memo.end = 0;
     memo.max = 0;
     memo.context_id = 0;
+    memo.walk_first = memo.walk_leaf = 0;
     memo.base = 0;
     memo.buf = i;
   }

@@ -46,21 +46,45 @@ inline constexpr uint32_t kWalkMemoSteps = 256; // a whole walk (malloc_context_
 // cut window within the buffer (new outer steps go before the memo's first) instead of
 // rewriting the whole walk into the spare buffer.
 inline constexpr uint32_t kWalkBufSteps = 512;
+// A memo's steps are kept in two parallel arrays. WalkCheck is all the replay reads for a
+// frame: its pc, and the two words its step read, as they were. A step that found the
+// caller's rbp saved just below the return address (every frame-pointer frame) read both
+// words at `at` and `at + 8`, and the replay compares those 16 bytes with `bp_val, ra` in one
+// go; any other step's `at` points at zeros, which never match its return address (a step
+// the replay checks read a non-zero one), and is checked again from its WalkStep.
+struct alignas(32) WalkCheck {
+  uintptr_t bp_val, ra;  // the caller's saved rbp (or the return address again), the return address
+  uintptr_t at;
+  uintptr_t pc;          // the frame's pc
+};
 struct WalkStep {
-  uintptr_t pc, sp, bp;     // the frame's pc and the walk's registers there
+  uintptr_t sp, bp;         // the walk's registers at the frame
   uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
   uint32_t pad;
-  uintptr_t bp_at, bp_val;  // the caller's saved rbp: where it was read, its value (a step
-                            // that reads none holds its return address here again)
-  uintptr_t ra_at, ra;      // the return address: where it was read, its value
+  uintptr_t bp_at, ra_at;   // where the saved rbp (or, for a step that reads none, the
+                            // return address again) and the return address were read
   uint64_t hash;            // stack_hash_step over the memo's frames from its first to this one
+};
+struct WalkBuf {
+  WalkCheck check[kWalkBufSteps];
+  WalkStep step[kWalkBufSteps];
 };
 struct WalkMemo {
   uint32_t first = 0, end = 0;  // its steps: [first, end) of its buffer, outermost first
   uint32_t max = 0;             // the depth it was walked with
   uint32_t context_id = 0;      // the depot id of the walk it holds; 0 until interned
   uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
+  uint32_t walk_first = 0, walk_leaf = 0;  // the steps of the walk it holds (whose id is context_id)
   uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
+};
+// What a walk shares with the memo's previous walk, whose depot id was `prev_id` (0: nothing
+// known): frames lo..hi of this walk (leaf first) are that walk's frames lo - shift ..
+// hi - shift, replayed from the very same steps, which this walk found unchanged. The depot
+// uses it to compare only the other frames (stack.cc).
+struct WalkShare {
+  uint32_t prev_id = 0;
+  uint32_t lo = 0, hi = 0;
+  int32_t shift = 0;
 };
 // The stack hash the depot keys on: a polynomial in the return addresses, outermost frame
 // first (h = h * B + pc), modulo 2^64, then mixed. Polynomial so that the hash of any run of
@@ -79,12 +103,17 @@ inline uint64_t stack_hash_step(uint64_t h, uintptr_t pc) { return h * kStackHas
 inline uint64_t stack_hash_unstep(uint64_t h, uintptr_t pc) {  // the prefix before `pc`'s step
   return (h - pc) * kStackHashBaseInverse;
 }
-inline uint64_t stack_hash_power(uint32_t n) {  // B^n
-  uint64_t r = 1, b = kStackHashBase;
-  for (; n != 0; n >>= 1, b *= b)
-    if (n & 1) r *= b;
-  return r;
-}
+// B^n for the window lengths a walk can have (n <= kWalkMemoSteps): a table, not a loop of
+// squarings, since every walk needs one.
+struct StackHashPowers {
+  uint64_t p[kWalkMemoSteps + 1];
+  constexpr StackHashPowers() : p() {
+    p[0] = 1;
+    for (uint32_t i = 1; i <= kWalkMemoSteps; ++i) p[i] = p[i - 1] * kStackHashBase;
+  }
+};
+inline constexpr StackHashPowers kStackHashPowers;
+inline uint64_t stack_hash_power(uint32_t n) { return kStackHashPowers.p[n]; }  // B^n
 // The polynomial of the n steps after the prefix value `before`, up to the prefix value `end`.
 inline uint64_t stack_hash_window(uint64_t before, uint64_t end, uint32_t n) {
   return end - before * stack_hash_power(n);
@@ -106,9 +135,10 @@ static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
 // `*memo` is the memo now holding this walk (set whenever the walk succeeds): its
 // context_id, when not 0, is the walk's depot id, because a whole replay gives back the
 // very same frames. `*hash` is the walk's stack hash (stack_hash_final) when the memo knew
-// it, else 0.
+// it, else 0. `*share`: what the walk has in common with the memo's previous walk.
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash);
+                            uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash,
+                            WalkShare* share);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
