@@ -134,9 +134,10 @@ TEST(Heap, BlocksAreDistinctAndTheirUserPointersAligned) {
   // Slots never overlap: sorted, neighbours are at least a stride apart.
   ChunkHeader* previous = nullptr;
   for (ChunkHeader* b : distinct) {
-    if (previous != nullptr)
+    if (previous != nullptr) {
       EXPECT_GE(reinterpret_cast<uintptr_t>(b) - reinterpret_cast<uintptr_t>(previous),
                 heap_stride(cls));
+    }
     previous = b;
   }
   LockedState s;
