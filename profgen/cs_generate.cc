@@ -13,6 +13,7 @@
 #include "format/bytes/hash.h"
 #include "format/sampleprof/convert.h"
 #include "profgen/context_trie.h"
+#include "profgen/memory.h"
 
 namespace profkit::profgen {
 
@@ -305,8 +306,9 @@ class Generator {
     std::optional<PreInlinerSizes> sizes;
     if (options_.preinliner)
       sizes.emplace(binary_, profiled_functions_, options_.preinliner_options, warn_);
-    if (binary_.uses_probes()) binary_.drop_line_info();
     if (binary_.uses_probes()) {
+      binary_.drop_line_info();
+      release_free_memory();
       if (options_.infer_missing_frames)
         missing_ = std::make_unique<MissingFrames>(binary_, counters_, options_.max_search_depth);
       for (auto& c : counters_) {
@@ -316,6 +318,7 @@ class Generator {
       }
       missing_.reset();  // its memos (tens of MB) are not needed by what follows
       node_cache_ = {};
+      release_free_memory();
     } else {
       for (auto& c : counters_) {
         TrieNode* node = trie_.root();

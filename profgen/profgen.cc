@@ -8,6 +8,7 @@
 #include "profgen/binary.h"
 #include "profgen/counter.h"
 #include "profgen/ip_samples.h"
+#include "profgen/memory.h"
 #include "profgen/perf_data.h"
 #include "profgen/parse.h"
 #include "profgen/perf_script.h"
@@ -78,6 +79,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
   LoadOptions load;
   load.use_dwarf_correlation = options.use_dwarf_correlation;
   PROFKIT_TRY_ASSIGN(auto binary, ProfiledBinary::load(options.binary, load, warn));
+  release_free_memory();  // the decoders' temporary buffers
 
   const OffsetBase base = !options.use_offset ? OffsetBase::absolute
                           : options.use_first_loadable_segment_as_base
@@ -162,6 +164,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       checks = RangeChecks{};  // its table of ranges leaves memory before the profiles grow
       std::vector<CsCounter> counters = unwinder->take();
       unwinder.reset();  // its index of contexts and buffers leave memory before the profiles grow
+      release_free_memory();
       warn_unwind(stats, counters.size(), warn);
       if (options.skip_symbolization) {
         std::vector<ContextCounter> out_counters;
