@@ -501,11 +501,14 @@ class Generator {
     // Unsampled probes of the sampled frames count 0 (unlike probes optimized away).
     for (const auto& [inline_node, profiles] : frame_profiles) {
       const auto& n = map.nodes()[inline_node];
-      for (FunctionSamples* f : profiles)
+      for (FunctionSamples* f : profiles) {
         for (uint32_t k = 0; k < n.probe_count; ++k) {
           const probe::Probe& p = map.probes()[n.first_probe + k];
           f->add_body(LineLocation{p.index, p.discriminator}, 0);
         }
+        // Mostly complete now: the slack of the vector's growth would stay for good.
+        f->body.shrink_to_fit();
+      }
     }
   }
 
