@@ -288,8 +288,10 @@ class MissingFrames {
 class Generator {
  public:
   Generator(ProfiledBinary& binary, std::vector<CsCounter>& counters, const CsOptions& options,
-            const PostProcessOptions& post, const std::function<void(std::string_view)>& warn)
-      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {
+            const PostProcessOptions& post, const std::function<void(std::string_view)>& warn,
+            std::optional<PreInlinerSizes> sizes)
+      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn),
+        sizes_(std::move(sizes)) {
     // The functions with samples: a range start, a branch end or a context address in them.
     for (const auto& c : counters_) {
       for (uint64_t a : c.addresses)
@@ -303,8 +305,8 @@ class Generator {
   Profile run() {
     // The pre-inliner's sizes are all a probe binary needs its line tables for: made first,
     // the tables leave memory before the profiles grow (when memory use peaks).
-    std::optional<PreInlinerSizes> sizes;
-    if (options_.preinliner)
+    std::optional<PreInlinerSizes>& sizes = sizes_;
+    if (options_.preinliner && !sizes)
       sizes.emplace(binary_, profiled_functions_, options_.preinliner_options, warn_);
     if (binary_.uses_probes()) {
       binary_.drop_line_info();
@@ -575,14 +577,16 @@ class Generator {
   std::vector<int8_t> decoded_;  // per inline node: -1 unknown, 0/1
   std::unordered_map<uint32_t, TrieNode*> node_cache_;  // inline node -> context node
   std::vector<uint64_t> context_;  // probe_node's buffer
+  std::optional<PreInlinerSizes> sizes_;
 };
 
 }  // namespace
 
 Profile generate_context_sensitive(ProfiledBinary& binary, std::vector<CsCounter>&& counters,
                                    const CsOptions& options, const PostProcessOptions& post,
-                                   const std::function<void(std::string_view)>& warn) {
-  return Generator(binary, counters, options, post, warn).run();
+                                   const std::function<void(std::string_view)>& warn,
+                                   std::optional<PreInlinerSizes> sizes) {
+  return Generator(binary, counters, options, post, warn, std::move(sizes)).run();
 }
 
 void post_process_cs(Profile& profile, const CsOptions& options, const PostProcessOptions& post,
