@@ -324,6 +324,7 @@ Expected<std::unique_ptr<ProfiledBinary>> ProfiledBinary::load(
     PROFKIT_TRY_ASSIGN(auto decoded, probe::decode_elf_probes(m.elf, symbols));
     b->probes_ = std::make_unique<probe::ProbeMap>(std::move(decoded.map));
   }
+  b->drop_file_pages();
   return b;
 }
 
@@ -453,6 +454,12 @@ void ProfiledBinary::drop_line_info() {
   impl_->scratch = {};
   stacks_ = {};
   line_info_dropped_ = true;
+  drop_file_pages();
+}
+
+void ProfiledBinary::drop_file_pages() const {
+  // The mapping is read-only: the few pages still used (names) are read again on demand.
+  if (impl_->file) impl_->file->drop_pages(0, impl_->file->bytes().size());
 }
 
 void ProfiledBinary::inline_stack_uncached(uint64_t address, std::vector<InlineFrame>& out) {

@@ -182,6 +182,9 @@ class ProfiledBinary {
 
  private:
   ProfiledBinary();
+  // Forgets the resident pages of the mapped file: once decoded, the code, DWARF and probe
+  // sections are not read again, and only the names are (paged in again as touched).
+  void drop_file_pages() const;
   void find_prolog_epilog();
   struct Impl;
   std::unique_ptr<Impl> impl_;

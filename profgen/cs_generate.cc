@@ -13,6 +13,7 @@
 #include "format/bytes/hash.h"
 #include "format/sampleprof/convert.h"
 #include "profgen/context_trie.h"
+#include "profgen/memory.h"
 
 namespace profkit::profgen {
 
@@ -287,8 +288,10 @@ class MissingFrames {
 class Generator {
  public:
   Generator(ProfiledBinary& binary, std::vector<CsCounter>& counters, const CsOptions& options,
-            const PostProcessOptions& post, const std::function<void(std::string_view)>& warn)
-      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn) {
+            const PostProcessOptions& post, const std::function<void(std::string_view)>& warn,
+            std::optional<PreInlinerSizes> sizes)
+      : binary_(binary), counters_(counters), options_(options), post_(post), warn_(warn),
+        sizes_(std::move(sizes)) {
     // The functions with samples: a range start, a branch end or a context address in them.
     for (const auto& c : counters_) {
       for (uint64_t a : c.addresses)
@@ -302,11 +305,12 @@ class Generator {
   Profile run() {
     // The pre-inliner's sizes are all a probe binary needs its line tables for: made first,
     // the tables leave memory before the profiles grow (when memory use peaks).
-    std::optional<PreInlinerSizes> sizes;
-    if (options_.preinliner)
+    std::optional<PreInlinerSizes>& sizes = sizes_;
+    if (options_.preinliner && !sizes)
       sizes.emplace(binary_, profiled_functions_, options_.preinliner_options, warn_);
-    if (binary_.uses_probes()) binary_.drop_line_info();
     if (binary_.uses_probes()) {
+      binary_.drop_line_info();
+      release_free_memory();
       if (options_.infer_missing_frames)
         missing_ = std::make_unique<MissingFrames>(binary_, counters_, options_.max_search_depth);
       for (auto& c : counters_) {
@@ -316,6 +320,7 @@ class Generator {
       }
       missing_.reset();  // its memos (tens of MB) are not needed by what follows
       node_cache_ = {};
+      release_free_memory();
     } else {
       for (auto& c : counters_) {
         TrieNode* node = trie_.root();
@@ -498,11 +503,14 @@ class Generator {
     // Unsampled probes of the sampled frames count 0 (unlike probes optimized away).
     for (const auto& [inline_node, profiles] : frame_profiles) {
       const auto& n = map.nodes()[inline_node];
-      for (FunctionSamples* f : profiles)
+      for (FunctionSamples* f : profiles) {
         for (uint32_t k = 0; k < n.probe_count; ++k) {
           const probe::Probe& p = map.probes()[n.first_probe + k];
           f->add_body(LineLocation{p.index, p.discriminator}, 0);
         }
+        // Mostly complete now: the slack of the vector's growth would stay for good.
+        f->body.shrink_to_fit();
+      }
     }
   }
 
@@ -569,14 +577,16 @@ class Generator {
   std::vector<int8_t> decoded_;  // per inline node: -1 unknown, 0/1
   std::unordered_map<uint32_t, TrieNode*> node_cache_;  // inline node -> context node
   std::vector<uint64_t> context_;  // probe_node's buffer
+  std::optional<PreInlinerSizes> sizes_;
 };
 
 }  // namespace
 
 Profile generate_context_sensitive(ProfiledBinary& binary, std::vector<CsCounter>&& counters,
                                    const CsOptions& options, const PostProcessOptions& post,
-                                   const std::function<void(std::string_view)>& warn) {
-  return Generator(binary, counters, options, post, warn).run();
+                                   const std::function<void(std::string_view)>& warn,
+                                   std::optional<PreInlinerSizes> sizes) {
+  return Generator(binary, counters, options, post, warn, std::move(sizes)).run();
 }
 
 void post_process_cs(Profile& profile, const CsOptions& options, const PostProcessOptions& post,

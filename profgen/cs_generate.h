@@ -34,12 +34,14 @@ struct CsOptions {
 // The CS profile of `counters`, in llvm-profgen's order of contexts (a depth-first walk of
 // the context trie), before post-processing.
 // With the pre-inliner on, it has run (thresholds from `post`'s summary options). The
-// counters are consumed (each is freed once used).
+// counters are consumed (each is freed once used). `sizes`: the pre-inliner's, if the caller
+// made them already (over the same profiled functions).
 sampleprof::Profile generate_context_sensitive(ProfiledBinary& binary,
                                                std::vector<CsCounter>&& counters,
                                                const CsOptions& options,
                                                const PostProcessOptions& post,
-                                               const std::function<void(std::string_view)>& warn);
+                                               const std::function<void(std::string_view)>& warn,
+                                               std::optional<PreInlinerSizes> sizes = {});
 
 // Thresholds from the context-less summary, cold-context trimming/merging, nesting, the
 // ambiguous-name filter and the density check.

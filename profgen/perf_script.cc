@@ -176,10 +176,14 @@ class Reader {
   Expected<ParsedScript> run(std::string_view text, ScriptKind kind) {
     result_.kind = kind;
     TraceLines lines(text);
+    uint64_t reported = 0;  // consumed_ was told about the text before this offset
     while (!lines.at_eof()) {
-      if (batch_bytes_ >= options_.batch_bytes) {
-        flush();
-        if (consumed_) consumed_(lines.offset());
+      if (batch_bytes_ >= options_.batch_bytes) flush();
+      // Samples hold no views of the text: what is parsed may leave memory at once, not
+      // only at the end of a batch (whose text can be larger than the batch).
+      if (consumed_ && lines.offset() - reported >= kConsumedStep) {
+        reported = lines.offset();
+        consumed_(reported);
       }
       if (is_mmap_event(lines.line())) {
         PROFKIT_TRY(mmap_event(lines.line(), lines.offset()));
@@ -206,6 +210,8 @@ class Reader {
   }
 
  private:
+  static constexpr uint64_t kConsumedStep = uint64_t{4} << 20;
+
   uint64_t canonical(uint64_t a) const { return a - base_ + binary_.preferred_base(); }
 
   Expected<void> mmap_event(std::string_view line, uint64_t at) {

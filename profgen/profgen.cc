@@ -2,12 +2,16 @@
 
 #include <deque>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "format/sampleprof/writer.h"
 #include "io/mapped_file.h"
 #include "profgen/binary.h"
 #include "profgen/counter.h"
 #include "profgen/ip_samples.h"
+#include "profgen/memory.h"
 #include "profgen/perf_data.h"
 #include "profgen/parse.h"
 #include "profgen/perf_script.h"
@@ -21,7 +25,8 @@ Expected<std::string> write(const sampleprof::Profile& profile, const ProfgenOpt
 
 Expected<std::string> generate_cs(ProfiledBinary& binary, std::vector<CsCounter>&& counters,
                                   const ProfgenOptions& options, const LineSink& warn,
-                                  const LineSink& out) {
+                                  const LineSink& out,
+                                  std::optional<PreInlinerSizes> sizes = {}) {
   CsOptions cs = options.cs;
   cs.update_total_samples = options.generate.update_total_samples;
   cs.trim_cold_profile = options.post.trim_cold_profile;
@@ -29,7 +34,8 @@ Expected<std::string> generate_cs(ProfiledBinary& binary, std::vector<CsCounter>
   // without it.
   if (cs.preinliner && !options.merge_cold_context_given) cs.merge_cold_context = false;
   sampleprof::Profile profile =
-      generate_context_sensitive(binary, std::move(counters), cs, options.post, warn);
+      generate_context_sensitive(binary, std::move(counters), cs, options.post, warn,
+                                 std::move(sizes));
   post_process_cs(profile, cs, options.post, warn, out);
   return write(profile, options, binary, warn);
 }
@@ -78,6 +84,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
   LoadOptions load;
   load.use_dwarf_correlation = options.use_dwarf_correlation;
   PROFKIT_TRY_ASSIGN(auto binary, ProfiledBinary::load(options.binary, load, warn));
+  release_free_memory();  // the decoders' temporary buffers
 
   const OffsetBase base = !options.use_offset ? OffsetBase::absolute
                           : options.use_first_loadable_segment_as_base
@@ -160,9 +167,24 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
     if (context_sensitive) {
       checks.warn(*binary, warn);
       checks = RangeChecks{};  // its table of ranges leaves memory before the profiles grow
+      // The pre-inliner's sizes are all a probe binary's line tables serve: made now, the
+      // tables leave memory before the counts become maps (which would be the peak with
+      // them). Their warnings keep their place, after the unwinder's.
+      std::optional<PreInlinerSizes> sizes;
+      std::vector<std::string> size_warnings;
+      if (!options.skip_symbolization && options.cs.preinliner && binary->uses_probes()) {
+        std::set<uint32_t> profiled;
+        unwinder->profiled_functions(profiled);
+        sizes.emplace(*binary, profiled, options.cs.preinliner_options,
+                      [&](std::string_view w) { size_warnings.emplace_back(w); });
+        binary->drop_line_info();
+        release_free_memory();
+      }
       std::vector<CsCounter> counters = unwinder->take();
       unwinder.reset();  // its index of contexts and buffers leave memory before the profiles grow
+      release_free_memory();
       warn_unwind(stats, counters.size(), warn);
+      for (const std::string& w : size_warnings) warn(w);
       if (options.skip_symbolization) {
         std::vector<ContextCounter> out_counters;
         for (auto& c : counters)
@@ -170,7 +192,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
         return write_unsymbolized(out_counters, true, *binary, base);
       }
       *failing_input = options.binary;
-      return generate_cs(*binary, std::move(counters), options, warn, out);
+      return generate_cs(*binary, std::move(counters), options, warn, out, std::move(sizes));
     }
     if (script.kind == ScriptKind::ip_only) {
       warn("no branch stacks in " + input +

@@ -97,6 +97,10 @@ class PairCounts {
     items_.push_back(Item{first, second, n});
     if (items_.size() - sorted_ >= std::max<size_t>(sorted_, 16)) compact(scratch);
   }
+  template <class Fn>
+  void for_each_pair(Fn fn) const {
+    for (const Item& i : items_) fn(i.first, i.second);
+  }
   // Moves the counts into `out` (summed with what it holds) and empties this.
   void move_to(RangeCounts& out, std::vector<Item>& scratch) {
     compact(scratch);
@@ -176,6 +180,20 @@ class Unwinder {
     }
     std::vector<uint64_t> stack;
     collect(&root_, stack);
+  }
+
+  void profiled_functions(std::set<uint32_t>& out) const {
+    auto note = [&](uint64_t a) {
+      if (const FuncRange* r = binary_.find_func_range(a)) out.insert(r->function);
+    };
+    for (size_t i = 0; i < counters_.size(); ++i) {
+      for (uint64_t a : counters_[i].addresses) note(a);
+      pending_[i].ranges.for_each_pair([&](uint64_t start, uint64_t) { note(start); });
+      pending_[i].branches.for_each_pair([&](uint64_t from, uint64_t to) {
+        note(from);
+        note(to);
+      });
+    }
   }
 
   std::vector<CsCounter> take() {
@@ -402,6 +420,10 @@ void ContextUnwinder::add(const std::vector<AggregatedSample>& samples,
 }
 
 std::vector<CsCounter> ContextUnwinder::take() { return impl_->unwinder.take(); }
+
+void ContextUnwinder::profiled_functions(std::set<uint32_t>& functions) const {
+  impl_->unwinder.profiled_functions(functions);
+}
 
 void warn_unwind(const UnwindStats& s, size_t contexts, const LineSink& warn) {
   warn_summary(warn, s.untracked_call_sites.size(), contexts,

@@ -50,6 +50,9 @@ class ContextUnwinder {
   ~ContextUnwinder();
   void add(const std::vector<AggregatedSample>& samples, const std::vector<bool>& first);
   std::vector<CsCounter> take();
+  // Adds the functions the generator counts as profiled (a context address, a range start or
+  // a branch end in them; indices into binary.functions()), before take().
+  void profiled_functions(std::set<uint32_t>& functions) const;
 
  private:
   struct Impl;

@@ -274,8 +274,14 @@ MergeResult FunctionSamples::merge(const FunctionSamples& other, uint64_t weight
   MergeResult r = MergeResult::ok;
   total = saturating_add_mul(total, other.total, weight, r);
   head = saturating_add_mul(head, other.head, weight, r);
+  if (!other.body.empty()) {
+    std::vector<LineLocation> keys;
+    keys.reserve(other.body.size());
+    for (const auto& [loc, rec] : other.body) keys.push_back(loc);
+    body.add_keys(keys);
+  }
   for (const auto& [loc, rec] : other.body) {
-    SampleRecord& mine = body[loc];
+    SampleRecord& mine = body.find(loc)->second;
     mine.samples = saturating_add_mul(mine.samples, rec.samples, weight, r);
     for (const auto& [target, n] : rec.targets) {
       bool found = false;

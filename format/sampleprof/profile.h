@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "format/sampleprof/flat_map.h"
+
 namespace profkit::sampleprof {
 
 // A function name: a string, or an MD5 id (from an MD5 name table) when `name` is null.
@@ -117,7 +119,7 @@ struct FunctionSamples {
   uint64_t total = 0;              // samples in the function including inlinees
   uint64_t head = 0;               // entry samples (top-level profiles)
   uint64_t checksum = 0;           // `!CFGChecksum` of probe-based profiles, 0 = none
-  std::map<LineLocation, SampleRecord> body;
+  FlatMap<LineLocation, SampleRecord> body;
   std::map<LineLocation, CalleeMap> callsites;
   // vtable type counts per call location (LLVM 22 text `vtables` lines).
   std::map<LineLocation, std::map<FunctionId, uint64_t, FunctionIdLess>> vtables;

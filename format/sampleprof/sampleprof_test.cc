@@ -2,9 +2,13 @@
 // comparison with llvm-profdata on random profiles is tests/sampleprof_differential_test.py.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "format/sampleprof/flat_map.h"
 #include "format/sampleprof/merge.h"
 #include "format/sampleprof/reader.h"
 #include "format/sampleprof/text_reader.h"
@@ -23,6 +27,50 @@ std::string to_text(const Profile& p) {
   WriteOptions o;
   o.format = Format::text;
   return *write_profile(p, o);
+}
+
+// The flat record map against std::map under random insertions (in and out of order, with
+// right and wrong hints), key merges and erasures (fixed seed).
+TEST(SampleProfileTest, FlatMapBehavesAsStdMap) {
+  std::mt19937 rng(17);
+  FlatMap<uint32_t, uint64_t> flat;
+  std::map<uint32_t, uint64_t> ref;
+  for (int step = 0; step < 20000; ++step) {
+    const uint32_t k = static_cast<uint32_t>(rng() % 500);
+    switch (rng() % 5) {
+      case 0:
+        flat[k] += step;
+        ref[k] += static_cast<uint64_t>(step);
+        break;
+      case 1: {  // a hint that may be wrong
+        auto hint = flat.begin() + static_cast<std::ptrdiff_t>(rng() % (flat.size() + 1));
+        auto it = flat.emplace_hint(hint, k, 7);
+        EXPECT_EQ(it->first, k);
+        ref.try_emplace(k, 7);
+        break;
+      }
+      case 2: {
+        std::vector<uint32_t> keys;
+        for (uint32_t i = 0, n = static_cast<uint32_t>(rng() % 8); i < n; ++i)
+          keys.push_back(static_cast<uint32_t>(rng() % 500));
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        flat.add_keys(keys);
+        for (uint32_t key : keys) ref.try_emplace(key, 0);
+        break;
+      }
+      case 3:
+        if (auto it = flat.find(k); it != flat.end()) flat.erase(it);
+        ref.erase(k);
+        break;
+      default:
+        EXPECT_EQ(flat.count(k), ref.count(k));
+    }
+  }
+  ASSERT_EQ(flat.size(), ref.size());
+  EXPECT_TRUE(std::equal(flat.begin(), flat.end(), ref.begin(), [](const auto& a, const auto& b) {
+    return a.first == b.first && a.second == b.second;
+  }));
 }
 
 TEST(SampleProfileTest, NamesOrderMd5IdsFirstThenBytes) {
