@@ -224,7 +224,6 @@ class BinaryReader {
       return c.fail(ErrorCode::malformed, "inlinees nested deeper than " +
                                               std::to_string(kMaxInlineDepth) + " levels");
     PROFKIT_TRY_ASSIGN(uint32_t records, uleb32(c, "the number of body records"));
-    auto hint = f != nullptr ? f->body.begin() : decltype(f->body.begin())();
     for (uint32_t i = 0; i < records; ++i) {
       LineLocation loc;
       PROFKIT_TRY(read_location(c, loc));
@@ -232,10 +231,8 @@ class BinaryReader {
       PROFKIT_TRY_ASSIGN(uint32_t targets, uleb32(c, "the number of call targets"));
       SampleRecord* rec = nullptr;
       if (f != nullptr) {
-        // Records come in location order: walk the merged map alongside.
-        while (hint != f->body.end() && hint->first < loc) ++hint;
-        if (hint == f->body.end() || hint->first != loc) hint = f->body.emplace_hint(hint, loc, SampleRecord());
-        rec = &hint->second;
+        // Records come in location order, so this appends (any order costs n log n).
+        rec = &f->body[loc];
         rec->samples = saturating_add_mul(rec->samples, samples, weight, result);
       }
       for (uint32_t j = 0; j < targets; ++j) {
