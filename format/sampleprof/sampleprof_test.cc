@@ -74,6 +74,24 @@ TEST(SampleProfileTest, FlatMapBehavesAsStdMap) {
   }));
 }
 
+// A text profile may hold a context line offset above 65535, which the binary readers
+// refuse (llvm-profdata writes it anyway, then cannot read its own file): the binary
+// writers refuse it with the offset, the text writer keeps it. Found by the fuzzer.
+TEST(SampleProfileTest, BinaryWritersRefuseALineOffsetTheirReadersRefuse) {
+  const Profile p = text("[main:70000 @ leaf]:10:1\n 1: 10\n");
+  WriteOptions o;
+  o.format = Format::extbinary;
+  auto bytes = write_profile(p, o);
+  ASSERT_FALSE(bytes);
+  EXPECT_NE(bytes.error().message.find("line offset 70000"), std::string::npos)
+      << bytes.error().message;
+  WriteOptions text;
+  text.format = Format::text;
+  auto t = write_profile(p, text);
+  ASSERT_TRUE(t);
+  EXPECT_NE(t->find("main:70000"), std::string::npos) << *t;
+}
+
 TEST(SampleProfileTest, NamesOrderMd5IdsFirstThenBytes) {
   EXPECT_LT(compare(FunctionId::from_md5(~0ULL), FunctionId("")), 0);
   EXPECT_LT(compare(FunctionId("fo"), FunctionId("foo")), 0);

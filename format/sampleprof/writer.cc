@@ -437,7 +437,41 @@ std::string write_extbinary(const Profile& profile, const WriteOptions& options)
 
 }  // namespace
 
+namespace {
+
+// The first line offset above 65535 among those the binary readers check (body lines,
+// context frames, vtable sites; not inlinee call sites), or 0. Text profiles may hold larger
+// ones; llvm-profdata writes them into binary profiles it then refuses to read.
+uint64_t first_unreadable_line(const FunctionSamples& f, bool vtables) {
+  for (const auto& [loc, rec] : f.body)
+    if (loc.line > 0xffff) return loc.line;
+  if (vtables)
+    for (const auto& [loc, types] : f.vtables)
+      if (loc.line > 0xffff) return loc.line;
+  uint64_t found = 0;
+  for_each_inlinee(f, [&](LineLocation, const FunctionSamples& inlinee) {
+    if (found == 0) found = first_unreadable_line(inlinee, vtables);
+  });
+  return found;
+}
+
+Expected<void> check_lines(const Profile& profile, const WriteOptions& options) {
+  for (const auto& [key, f] : profile.functions) {
+    uint64_t line = first_unreadable_line(f, options.write_vtables);
+    for (const Frame& frame : f.context)
+      if (line == 0 && frame.location.line > 0xffff) line = frame.location.line;
+    if (line != 0)
+      return make_error(ErrorCode::invalid_argument, kNoOffset,
+                        "line offset " + std::to_string(line) + " in " + f.context_string() +
+                            " does not fit a binary sample profile (at most 65535): write text");
+  }
+  return {};
+}
+
+}  // namespace
+
 Expected<std::string> write_profile(const Profile& profile, const WriteOptions& options) {
+  if (options.format != Format::text) PROFKIT_TRY(check_lines(profile, options));
   switch (options.format) {
     case Format::text:
       return write_text(profile, options.mark_flat);
