@@ -126,6 +126,20 @@ TEST(SampleProfileTest, TextReaderRejectsWhatLlvmRejects) {
   EXPECT_EQ(to_text(text("f:1:1\n 65536.1: 7\n")), "f:1:1\n 65536.1: 7\n");
 }
 
+// LLVM asserts that a profile is all context-sensitive or all regular; without assertions
+// it writes binary profiles of a mix that it cannot read (a fuzzer found ours merging the
+// regular profiles into one context). Refused, naming the line where the mix starts.
+TEST(SampleProfileTest, TextReaderRefusesContextAndRegularProfilesMixed) {
+  for (std::string_view mixed : {"[main]:1:1\n 1: 1\nfoo:2:2\n 1: 2\n",
+                                 "foo:2:2\n 1: 2\n[main]:1:1\n 1: 1\n"}) {
+    auto p = read_text(as_bytes(mixed));
+    ASSERT_FALSE(p.has_value()) << mixed;
+    EXPECT_NE(p.error().message.find("line 3"), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find("cannot mix"), std::string::npos) << p.error().message;
+  }
+  EXPECT_TRUE(read_text(as_bytes("[main]:1:1\n 1: 1\n[main:1 @ foo]:2:2\n 1: 2\n")).has_value());
+}
+
 TEST(SampleProfileTest, TextReaderReportsTheLineOfAnError) {
   auto p = read_text(as_bytes("main:1:1\n 1: 1\n 2:x\n"));
   ASSERT_FALSE(p.has_value());

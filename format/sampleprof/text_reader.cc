@@ -234,7 +234,7 @@ Expected<Profile> read_text(Bytes data) {
   profile.format = Format::text;
   std::vector<FunctionSamples*> stack;
   uint32_t metadata_depth = 0;
-  uint64_t cs_headers = 0, probe_functions = 0;
+  uint64_t cs_headers = 0, plain_headers = 0, probe_functions = 0;
   MergeResult result = MergeResult::ok;
   uint64_t offset = 0, number = 0;  // of the line being read
   uint64_t overflow_offset = 0, overflow_line = 0;
@@ -266,7 +266,15 @@ Expected<Profile> read_text(Bytes data) {
         ++cs_headers;
       } else {
         fresh.name = FunctionId(name);
+        ++plain_headers;
       }
+      // LLVM asserts against the mix and, built without assertions, writes binary profiles
+      // of it that it cannot read back.
+      if (cs_headers > 0 && plain_headers > 0)
+        return line_error(offset, number,
+                          "a profile cannot mix context-sensitive ('[...]') and regular "
+                          "top-level profiles",
+                          line);
       const uint64_t key = fresh.key();
       auto [it, inserted] = profile.functions.try_emplace(key);
       if (inserted) it->second = std::move(fresh);
