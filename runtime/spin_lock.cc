@@ -9,19 +9,8 @@
 
 namespace profkit::rt {
 
-void SpinLock::lock_slow() {
-  for (int spins = 0;; ++spins) {
-    if (state_.load(std::memory_order_relaxed) == 0 &&
-        !state_.exchange(1, std::memory_order_acquire))
-      return;
-    if (spins < 64)
-      __builtin_ia32_pause();
-    else
-      sched_yield();
-  }
-}
-
 namespace {
+// One step of waiting for another thread: spin a little with pause, then yield.
 void wait_step(int spins) {
   if (spins < 64)
     __builtin_ia32_pause();
@@ -31,6 +20,15 @@ void wait_step(int spins) {
 
 long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
 }  // namespace
+
+void SpinLock::lock_slow() {
+  for (int spins = 0;; ++spins) {
+    if (state_.load(std::memory_order_relaxed) == 0 &&
+        !state_.exchange(1, std::memory_order_acquire))
+      return;
+    wait_step(spins);
+  }
+}
 
 bool g_owner_lock_asymmetric = false;
 
@@ -42,12 +40,7 @@ void OwnerLock::lock_slow() {
   for (;;) {
     held_.store(0, std::memory_order_release);
     for (int spins = 0; request_.load(std::memory_order_acquire) != 0; ++spins) wait_step(spins);
-    if (g_owner_lock_asymmetric) {
-      held_.store(1, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-    } else {
-      held_.exchange(1, std::memory_order_seq_cst);
-    }
+    enter();
     if (request_.load(std::memory_order_acquire) == 0) return;
   }
 }

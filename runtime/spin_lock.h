@@ -52,12 +52,7 @@ class OwnerLock {
  public:
   // By the state's owner thread only.
   void lock() {
-    if (PROFKIT_RT_LIKELY(g_owner_lock_asymmetric)) {
-      held_.store(1, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);  // the fence is the other side's
-    } else {
-      held_.exchange(1, std::memory_order_seq_cst);
-    }
+    enter();
     if (PROFKIT_RT_UNLIKELY(request_.load(std::memory_order_acquire) != 0)) lock_slow();
   }
   void unlock() { held_.store(0, std::memory_order_release); }
@@ -71,6 +66,15 @@ class OwnerLock {
   }
 
  private:
+  // Marks the owner inside, ordered before its next load of request_.
+  void enter() {
+    if (PROFKIT_RT_LIKELY(g_owner_lock_asymmetric)) {
+      held_.store(1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the fence is the other side's
+    } else {
+      held_.exchange(1, std::memory_order_seq_cst);
+    }
+  }
   PROFKIT_RT_NOINLINE void lock_slow();
   std::atomic<int> held_{0};     // the owner is inside (written by the owner only)
   std::atomic<int> request_{0};  // another thread holds or wants the lock
