@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <regex>
@@ -306,17 +307,18 @@ int run_program(const RunCommand& cmd) {
   // terminal generates already reach the whole foreground process group, the program
   // included, so they are not sent twice (si_code tells the two apart).
   static volatile sig_atomic_t child_pid = 0;
-  struct sigaction forward {}, saved[4];
-  static constexpr int kForwarded[4] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
+  static constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
+  constexpr int kCount = static_cast<int>(std::size(kForwarded));
+  struct sigaction forward {}, saved[kCount];
   forward.sa_sigaction = [](int sig, siginfo_t* info, void*) {
     const pid_t pid = child_pid;
     if (pid > 0 && info != nullptr && info->si_code <= 0) kill(pid, sig);  // SI_USER, SI_QUEUE
   };
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &forward, &saved[i]);
+  for (int i = 0; i < kCount; ++i) sigaction(kForwarded[i], &forward, &saved[i]);
   auto restore_signals = [&] {
-    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &saved[i], nullptr);
+    for (int i = 0; i < kCount; ++i) sigaction(kForwarded[i], &saved[i], nullptr);
   };
   std::vector<std::string> set = {"LD_PRELOAD=" + preload,
                                   "PROFKIT_MEMPROF_PID=" + std::string(21, '0')};
@@ -326,7 +328,7 @@ int run_program(const RunCommand& cmd) {
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  Launch launch{argv.data(), envp.data(), nullptr, kForwarded, saved, 4, {}, 0};
+  Launch launch{argv.data(), envp.data(), nullptr, kForwarded, saved, kCount, {}, 0};
   for (char* e : envp)
     if (e != nullptr && std::strncmp(e, "PROFKIT_MEMPROF_PID=", 20) == 0) launch.pid_digits = e + 20;
   // All signals blocked until the child has its own dispositions: no handler of profkit's
