@@ -22,11 +22,14 @@ void add_lbr_samples(const std::vector<AggregatedSample>& samples, const Profile
   }
 }
 
+void note_profiled_address(const ProfiledBinary& binary, uint64_t address,
+                           std::set<uint32_t>& functions) {
+  if (const FuncRange* r = binary.find_func_range(address)) functions.insert(r->function);
+}
+
 void note_profiled_functions(const ProfiledBinary& binary, const SampleCounter& c,
                              std::set<uint32_t>& functions) {
-  auto note = [&](uint64_t address) {
-    if (const FuncRange* r = binary.find_func_range(address)) functions.insert(r->function);
-  };
+  auto note = [&](uint64_t address) { note_profiled_address(binary, address, functions); };
   for (const auto& [range, count] : c.ranges) note(range.first);
   for (const auto& [branch, count] : c.branches) {
     note(branch.first);

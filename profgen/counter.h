@@ -27,8 +27,12 @@ struct SampleCounter {
   RangeCounts branches;
 };
 
-// Adds to `functions` (indices into binary.functions()) the functions llvm-profgen counts as
-// profiled by `c`: those holding a range start or either end of a branch.
+// Adds to `functions` (indices into binary.functions()) the function holding `address`, if
+// any: llvm-profgen counts a function as profiled when it holds a range start, either end of
+// a branch, or a context address.
+void note_profiled_address(const ProfiledBinary& binary, uint64_t address,
+                           std::set<uint32_t>& functions);
+// The same for every range start and branch end of `c`.
 void note_profiled_functions(const ProfiledBinary& binary, const SampleCounter& c,
                              std::set<uint32_t>& functions);
 

@@ -294,8 +294,7 @@ class Generator {
         sizes_(std::move(sizes)) {
     // The functions with samples: a range start, a branch end or a context address in them.
     for (const auto& c : counters_) {
-      for (uint64_t a : c.addresses)
-        if (const FuncRange* r = binary_.find_func_range(a)) profiled_functions_.insert(r->function);
+      for (uint64_t a : c.addresses) note_profiled_address(binary_, a, profiled_functions_);
       note_profiled_functions(binary_, c.counter, profiled_functions_);
     }
     for (uint32_t f : profiled_functions_)

@@ -183,9 +183,7 @@ class Unwinder {
   }
 
   void profiled_functions(std::set<uint32_t>& out) const {
-    auto note = [&](uint64_t a) {
-      if (const FuncRange* r = binary_.find_func_range(a)) out.insert(r->function);
-    };
+    auto note = [&](uint64_t a) { note_profiled_address(binary_, a, out); };
     for (size_t i = 0; i < counters_.size(); ++i) {
       for (uint64_t a : counters_[i].addresses) note(a);
       pending_[i].ranges.for_each_pair([&](uint64_t start, uint64_t) { note(start); });
