@@ -438,22 +438,22 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
   };
   for (;;) {
     while (c - stop >= 4) {
-    const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[0].at));
-    const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-1].at));
-    const __m128i w2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-2].at));
-    const __m128i w3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-3].at));
-    const __m128i diff = _mm_or_si128(
-        _mm_or_si128(_mm_xor_si128(w0, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[0]))),
-                     _mm_xor_si128(w1, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-1])))),
-        _mm_or_si128(_mm_xor_si128(w2, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-2]))),
-                     _mm_xor_si128(w3, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-3])))));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) != 0xffff) break;
-    out[0] = c[0].pc;
-    _mm_storeh_pd(reinterpret_cast<double*>(out + 1), _mm_castsi128_pd(w0));
-    _mm_storeh_pd(reinterpret_cast<double*>(out + 2), _mm_castsi128_pd(w1));
-    _mm_storeh_pd(reinterpret_cast<double*>(out + 3), _mm_castsi128_pd(w2));
-    out += 4;
-    c -= 4;
+      const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[0].at));
+      const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-1].at));
+      const __m128i w2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-2].at));
+      const __m128i w3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c[-3].at));
+      const __m128i diff = _mm_or_si128(
+          _mm_or_si128(_mm_xor_si128(w0, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[0]))),
+                       _mm_xor_si128(w1, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-1])))),
+          _mm_or_si128(_mm_xor_si128(w2, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-2]))),
+                       _mm_xor_si128(w3, _mm_load_si128(reinterpret_cast<const __m128i*>(&c[-3])))));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) != 0xffff) break;
+      out[0] = c[0].pc;
+      _mm_storeh_pd(reinterpret_cast<double*>(out + 1), _mm_castsi128_pd(w0));
+      _mm_storeh_pd(reinterpret_cast<double*>(out + 2), _mm_castsi128_pd(w1));
+      _mm_storeh_pd(reinterpret_cast<double*>(out + 3), _mm_castsi128_pd(w2));
+      out += 4;
+      c -= 4;
     }
     // Fewer than four left, or one of four differs: one at a time up to it, then four again.
     const WalkCheck* const until = c - stop >= 4 ? c - 4 : stop;
