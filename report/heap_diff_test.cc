@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -27,6 +28,7 @@ HeapProfile load(const std::string& name, const std::string& sites) {
   HeapLoadOptions options;
   options.thresholds = t;
   auto p = load_heap_profile(path, options);
+  std::remove(path.c_str());
   EXPECT_TRUE(p) << (p ? "" : p.error().message);
   return p ? std::move(*p) : HeapProfile{};
 }

@@ -43,16 +43,23 @@ HeapProfileRecords:
 ...
 )";
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "_heap_profile_test_" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+// A file in the test's temporary directory, removed when the test is done with it.
+struct TempFile {
+  std::string path;
+  TempFile(const std::string& name, const std::string& text)
+      : path(::testing::TempDir() + "/" + std::to_string(getpid()) + "_heap_profile_test_" + name) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { std::remove(path.c_str()); }
+};
 
 HeapProfile load(const memprof::ClassifyOptions& thresholds = {}) {
   HeapLoadOptions options;
   options.thresholds = thresholds;
-  auto p = load_heap_profile(write_temp("basic.yaml", kYaml), options);
+  const TempFile file("basic.yaml", kYaml);
+  auto p = load_heap_profile(file.path, options);
   EXPECT_TRUE(p) << (p ? "" : p.error().message);
   return p ? std::move(*p) : HeapProfile{};
 }
@@ -173,18 +180,19 @@ TEST(HeapProfile, BadInputIsAnErrorWithOffset) {
   HeapLoadOptions options;
   std::string failed;
   options.failed_path = &failed;
-  const std::string garbage = write_temp("garbage", "not a profile at all");
-  auto g = load_heap_profile(garbage, options);
+  const TempFile garbage("garbage", "not a profile at all");
+  auto g = load_heap_profile(garbage.path, options);
   ASSERT_FALSE(g);
   EXPECT_EQ(g.error().code, ErrorCode::bad_magic);
-  EXPECT_EQ(failed, garbage);
+  EXPECT_EQ(failed, garbage.path);
   // A raw header cut short.
   std::string raw("\x81\x72\x70\x6f\x72\x70\x6d\xff\x05\0\0\0\0\0\0\0", 16);
   raw[2] = 0x66;
   raw[3] = 0x6f;
   raw[4] = 0x72;
   raw[5] = 0x70;
-  auto t = load_heap_profile(write_temp("short.raw", raw), options);
+  const TempFile short_raw("short.raw", raw);
+  auto t = load_heap_profile(short_raw.path, options);
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().code, ErrorCode::truncated);
   EXPECT_TRUE(t.error().has_offset());

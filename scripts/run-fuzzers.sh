@@ -22,11 +22,12 @@ for target in "${targets[@]}"; do
   echo "== $name: ${seconds}s from ${#seeds[@]} seed dirs"
   if ! "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
        -artifact_prefix="$work/" "$work" "${seeds[@]}" >"$work/log" 2>&1; then
-    echo "run-fuzzers: $name failed; last lines of its log:" >&2
+    echo "run-fuzzers: $name failed; its log and reproducer are in $work; last lines:" >&2
     tail -40 "$work/log" >&2
     status=1
   else
     tail -1 "$work/log"
+    rm -rf "$work"
   fi
 done
 exit $status
