@@ -186,8 +186,12 @@ uint64_t hash_combine_u64(const std::vector<uint64_t>& values) {
       std::memcpy(buffer + n, &values[i++], 8);
       n += 8;
     }
-    std::rotate(buffer, buffer + n, buffer + 64);
-    state.mix(buffer);
+    // A short last chunk is mixed rotated, its new bytes last (as std::rotate would leave
+    // them; two copies, because g++ -O3 warns falsely about rotate on this buffer).
+    uint8_t rotated[64];
+    std::memcpy(rotated, buffer + n, 64 - n);
+    std::memcpy(rotated + 64 - n, buffer, n);
+    state.mix(rotated);
     length += n;
   }
   return state.finalize(length);
