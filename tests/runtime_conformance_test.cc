@@ -262,6 +262,26 @@ TEST(Default, ReallocChainsAndAlignedAllocations) {
   EXPECT_EQ(got.size(), 7u);
 }
 
+TEST(Default, LargeReallocsKeepTheirPagesAndCountAsNewBlocks) {
+  // Growing a large block is glibc's realloc (in place, or its pages moved), not a new block
+  // and a copy touching every page (which made a 16 MiB growth cost milliseconds); to the
+  // profile each step is still a free and an allocation.
+  const Binaries& b = build("realloc_large", "realloc_large.c");
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/realloc_large.raw") +
+                     " " + sh_quote(b.ours));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(std::stol(r.out), 32) << "MiB made resident by growing a 256 MiB block by 1 MiB";
+  const auto files = files_with_prefix(dir, "realloc_large.raw.");
+  ASSERT_EQ(files.size(), 1u);
+  expect_counts(show(b.ours, files[0]),
+                {{"grow_chain:1:13>main:1:36", 3, 3, 1, 1, 3 * 40008},
+                 {"grow_chain:6:9>main:1:36", 12, 12 + 9 + 12, 2, 3, 3 * (80008 + 160008 + 320008 + 640008)},
+                 {"main:10:13", 1, 1, 1, 1, 256 << 20},
+                 {"main:13:7", 1, 1, 1, 1, (256 << 20) + (1 << 20)}},
+                "realloc_large");
+}
+
 TEST(Default, SharedLibraryAndLibcStringAccesses) {
   expect_counts(profile_one(shlib(), true, "shlib.default", ""),
                 {{"via_lib:1:13>main:1:36", 5, 10, 2, 2, 520}}, "shlib");
