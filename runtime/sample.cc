@@ -9,6 +9,10 @@
 
 #include <atomic>
 
+#ifndef MREMAP_DONTUNMAP  // Linux 5.7; older kernels refuse it and blocks are copied
+#define MREMAP_DONTUNMAP 4
+#endif
+
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
@@ -198,14 +202,11 @@ void* sample_reserve_spans(size_t bytes) {
   return p;
 }
 
-uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment) {
-  // Bases are page-aligned, so a user pointer aligned to `alignment` with its header in
-  // front lies at most `alignment` bytes past the base.
-  const uint64_t pages = (size + alignment + kPage - 1) / kPage;
-  uint64_t rounded;
-  const uint32_t cls = big_class(pages, &rounded);
-  const uint64_t bytes = rounded * kPage;
-  if (cls >= kBigClasses) return 0;
+namespace {
+
+// A block of class `cls` (`bytes` long, from big_class): a freed one of that class, or
+// fresh pages at the cursor. 0 when the range is used up.
+uintptr_t take_big(uint32_t cls, uint64_t bytes) {
   g_big_lock.lock();
   uintptr_t base = g_big_free[cls];
   if (base != 0) {
@@ -216,24 +217,70 @@ uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment) {
     g_big_cursor += bytes;
   }
   g_big_lock.unlock();
+  if (base != 0) reinterpret_cast<BigBlock*>(base)->bytes = bytes;
+  return base;
+}
+
+// A block whose pages are already empty (or need not be) back on its class's list.
+void give_big(uintptr_t base, uint64_t bytes) {
+  uint64_t rounded;
+  const uint32_t cls = big_class(bytes / kPage, &rounded);
+  g_big_lock.lock();
+  auto* block = reinterpret_cast<BigBlock*>(base);
+  block->bytes = bytes;
+  block->next = g_big_free[cls];
+  g_big_free[cls] = base;
+  g_big_lock.unlock();
+}
+
+std::atomic<bool> g_no_page_moves{false};  // the kernel refused MREMAP_DONTUNMAP once
+
+}  // namespace
+
+uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment) {
+  // Bases are page-aligned, so a user pointer aligned to `alignment` with its header in
+  // front lies at most `alignment` bytes past the base.
+  const uint64_t pages = (size + alignment + kPage - 1) / kPage;
+  uint64_t rounded;
+  const uint32_t cls = big_class(pages, &rounded);
+  if (cls >= kBigClasses) return 0;
+  const uintptr_t base = take_big(cls, rounded * kPage);
   if (base == 0) return 0;
-  reinterpret_cast<BigBlock*>(base)->bytes = bytes;
   const uintptr_t user = (base + sizeof(BigBlock) + sizeof(ChunkHeader) + alignment - 1) & ~(alignment - 1);
   header_of(reinterpret_cast<void*>(user))->origin = static_cast<uint32_t>((user - base) >> 4);
   return user;
 }
 
+uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
+  const uint64_t old_bytes = reinterpret_cast<BigBlock*>(base)->bytes;
+  if (offset + size <= old_bytes) return base + offset;
+  if (g_no_page_moves.load(std::memory_order_relaxed)) return 0;
+  // Twice the room needed: a buffer that keeps growing moves once per doubling, not at
+  // every class (a move costs a TLB flush, 80 us here); pages never touched cost nothing.
+  uint64_t rounded;
+  const uint32_t cls = big_class(2 * ((offset + size + kPage - 1) / kPage), &rounded);
+  if (cls >= kBigClasses) return 0;
+  const uintptr_t moved = take_big(cls, rounded * kPage);
+  if (moved == 0) return 0;
+  // The old pages replace the new block's first ones, and the old range stays mapped, empty:
+  // the reservation never has a hole another mapping could take.
+  if (mremap(reinterpret_cast<void*>(base), old_bytes, old_bytes,
+             MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+             reinterpret_cast<void*>(moved)) == MAP_FAILED) {
+    g_no_page_moves.store(true, std::memory_order_relaxed);
+    give_big(moved, rounded * kPage);
+    return 0;
+  }
+  reinterpret_cast<BigBlock*>(moved)->bytes = rounded * kPage;
+  give_big(base, old_bytes);
+  return moved + offset;
+}
+
 void sample_big_free(uintptr_t base) {
-  auto* block = reinterpret_cast<BigBlock*>(base);
-  const uint64_t bytes = block->bytes;
+  const uint64_t bytes = reinterpret_cast<BigBlock*>(base)->bytes;
   // Pages past the first go back to the kernel (sampled large frees are rare).
   if (bytes > kPage) madvise(reinterpret_cast<void*>(base + kPage), bytes - kPage, MADV_DONTNEED);
-  uint64_t rounded;
-  const uint32_t cls = big_class(bytes / kPage, &rounded);
-  g_big_lock.lock();
-  block->next = g_big_free[cls];
-  g_big_free[cls] = base;
-  g_big_lock.unlock();
+  give_big(base, bytes);
 }
 
 void sample_lock_for_fork() { g_big_lock.lock(); }

@@ -64,6 +64,11 @@ void* sample_reserve_spans(size_t bytes);
 // from the range, for sampled blocks too large or too aligned for heap.cc. Sets the
 // header's `origin` to (user - base) / 16; returns the user pointer, or 0.
 uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment);
+// The block at `base` (from sample_big_alloc), its user pointer `offset` bytes in, made to
+// hold `size` bytes there: in place when its class holds them, else its pages moved
+// (mremap, no copy) to a block of a larger class. Returns the new user pointer, or 0 (the
+// block unchanged) when that cannot be done: the caller copies.
+uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size);
 void sample_big_free(uintptr_t base);
 void sample_lock_for_fork();
 void sample_unlock_after_fork(bool child);

@@ -269,17 +269,28 @@ TEST(Default, LargeReallocsKeepTheirPagesAndCountAsNewBlocks) {
   const Binaries& b = build("realloc_large", "realloc_large.c");
   const std::string dir = profkit::test::work_dir("raw");
   const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/realloc_large.raw") +
-                     " " + sh_quote(b.ours));
+                     " " + sh_quote(b.ours) + " 64");  // the full profile's blocks: 64-aligned
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_LT(std::stol(r.out), 32) << "MiB made resident by growing a 256 MiB block by 1 MiB";
   const auto files = files_with_prefix(dir, "realloc_large.raw.");
   ASSERT_EQ(files.size(), 1u);
   expect_counts(show(b.ours, files[0]),
-                {{"grow_chain:1:13>main:1:36", 3, 3, 1, 1, 3 * 40008},
-                 {"grow_chain:6:9>main:1:36", 12, 12 + 9 + 12, 2, 3, 3 * (80008 + 160008 + 320008 + 640008)},
-                 {"main:10:13", 1, 1, 1, 1, 256 << 20},
-                 {"main:13:7", 1, 1, 1, 1, (256 << 20) + (1 << 20)}},
+                {{"grow_chain:1:13>main:2:36", 3, 3, 1, 1, 3 * 40008},
+                 {"grow_chain:6:9>main:2:36", 12, 12 + 9 + 12, 2, 3, 3 * (80008 + 160008 + 320008 + 640008)},
+                 {"main:11:13", 1, 1, 1, 1, 256 << 20},
+                 {"main:14:7", 1, 1, 1, 1, (256 << 20) + (1 << 20)}},
                 "realloc_large");
+  // Sampled, big blocks live in the sample range: there the block's pages move (mremap).
+  const auto s = run("MEMPROF_OPTIONS=" +
+                     sh_quote("sample_interval=65536:log_path=" + dir + "/realloc_large_sampled.raw") +
+                     " " + sh_quote(b.ours));
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_LT(std::stol(s.out), 32) << "MiB made resident by growing a sampled 256 MiB block";
+  const auto sampled = files_with_prefix(dir, "realloc_large_sampled.raw.");
+  ASSERT_EQ(sampled.size(), 1u);
+  // A block this large is sampled with probability 1 - exp(-4096): its weight is 1.
+  expect_counts(show(b.ours, sampled[0]), {{"main:14:7", 1, 1, 1, 1, (256 << 20) + (1 << 20)}},
+                "realloc_large sampled");
 }
 
 TEST(Default, SharedLibraryAndLibcStringAccesses) {

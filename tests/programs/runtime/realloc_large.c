@@ -14,6 +14,8 @@ static long resident_pages(void) {
   return resident;
 }
 
+static uintptr_t alignment = 16;  // argv[1]: what to check (64: the full profile's blocks)
+
 __attribute__((noinline, disable_tail_calls)) char *grow_chain(void) {
   char *p = malloc(40008);
   p[0] = 1;
@@ -21,7 +23,7 @@ __attribute__((noinline, disable_tail_calls)) char *grow_chain(void) {
   for (int i = 1; i <= 4; i++) {
     const size_t n = ((size_t)40000 << i) + 8;  // 80008 .. 640008
     p = realloc(p, n);
-    if (((uintptr_t)p & 63) != 0) exit(6);  // the runtime's blocks are 64-byte aligned
+    if (((uintptr_t)p & (alignment - 1)) != 0) exit(6);
     if (p[0] != 1 || (i > 1 && p[old - 1] != 1)) exit(4);  // the contents moved along
     p[n - 1] = 1;
     old = n;
@@ -29,14 +31,15 @@ __attribute__((noinline, disable_tail_calls)) char *grow_chain(void) {
   return p;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1) alignment = strtoul(argv[1], NULL, 10);
   for (int k = 0; k < 3; k++) free(grow_chain());
   // An over-aligned block keeps its contents too (its header sits further from glibc's).
   void *a = NULL;
   if (posix_memalign(&a, 4096, 50000) != 0) return 7;
   ((char *)a)[49999] = 9;
   a = realloc(a, 300008);
-  if (((char *)a)[49999] != 9 || ((uintptr_t)a & 63) != 0) return 8;
+  if (((char *)a)[49999] != 9 || ((uintptr_t)a & (alignment - 1)) != 0) return 8;
   free(a);
   const size_t big = (size_t)256 << 20;
   char *b = malloc(big);
