@@ -528,77 +528,67 @@ void* calloc(size_t count, size_t size) noexcept {
 }
 
 namespace {
-// A glibc block of the full profile resized to a size that stays out of the small classes,
-// by glibc's realloc: it grows a large block in place or moves its pages (mremap) where a
-// new block and a copy would touch every page again (a buffer grown by an eighth at a time
-// to 16 MiB cost 2.5 ms a step that way). To the profile it is still a free and a new
-// allocation: the old block's MIB is recorded before glibc moves the header.
-void* reallocate_large(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
-                       uintptr_t frame) {
-  if (PROFKIT_RT_UNLIKELY(size > g.max_size)) return allocation_failed();  // p stays valid
-  const uintptr_t user = reinterpret_cast<uintptr_t>(p);
-  const uint64_t old_offset = uint64_t{header->origin} << 4;
-  const uint64_t kept = header->size < size ? header->size : size;
-  if (header->context_id != 0) release(header, user);
-  // Room for the data at its old offset, and for the header and a 64-byte aligned user
-  // pointer at the new one (as allocate_slow asks).
-  const uint64_t extra = sizeof(ChunkHeader) + kChunkAlignment - 16;
-  const uint64_t front = old_offset > extra ? old_offset : extra;
-  char* raw = static_cast<char*>(__libc_realloc(reinterpret_cast<void*>(user - old_offset), front + size));
-  if (PROFKIT_RT_UNLIKELY(raw == nullptr)) {
-    // glibc kept the old block, which is no longer tracked: it counts anew from here.
-    header->context_id = 0;
-    if (g.tracking.load(std::memory_order_relaxed) && tls_in_runtime == 0)
-      track(header, user, ret, frame);
-    return allocation_failed();
-  }
-  const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t moved = (base + sizeof(ChunkHeader) + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
-  if (moved != base + old_offset) {
-    RuntimeScope scope;  // not the program's access
-    __builtin_memmove(reinterpret_cast<void*>(moved), raw + old_offset, kept);
-  }
-  ChunkHeader* fresh = header_of(reinterpret_cast<void*>(moved));
-  fresh->size = size;
-  fresh->context_id = 0;
-  fresh->origin = static_cast<uint32_t>((moved - base) >> 4);
-  if (g.tracking.load(std::memory_order_relaxed) && tls_in_runtime == 0) track(fresh, moved, ret, frame);
-  return reinterpret_cast<void*>(moved);
-}
-
-// The same with sampling on, for a big block of the sample range: it stays in the range,
-// resized in place or its pages moved (sample_big_resize), and is tracked if the sampler
-// takes its new size. Copying made every step of a growing buffer a copy, because a big
-// block is nearly always sampled (a buffer grown to 16 MiB 200 times: 38 s, against none).
-void* reallocate_sampled_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
-                             uintptr_t frame) {
+// A block with a header outside the small classes, resized to a size outside them too,
+// without copying it where a new block and a copy would touch every page again (a buffer
+// grown by an eighth at a time to 16 MiB cost 2.5 ms a step that way). To the profile it is
+// still a free and a new allocation: the old block's MIB is recorded before it moves.
+// - Full profile: glibc's realloc of the whole block, header included (in place, or its
+//   pages moved by mremap); only the data moves if the user pointer would lose its 64-byte
+//   alignment.
+// - Sampling: the block stays in the sample range, resized in place or its pages moved
+//   (sample_big_resize), and is tracked if the sampler takes its new size. Copying there
+//   made every step a copy, since a big block is nearly always sampled (a buffer grown to
+//   16 MiB 200 times: 38 s, against none).
+void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret, uintptr_t frame) {
   if (PROFKIT_RT_UNLIKELY(size > g.max_size)) return allocation_failed();  // p stays valid
   const uintptr_t user = reinterpret_cast<uintptr_t>(p);
   const uint64_t offset = uint64_t{header->origin} << 4;
   const uint64_t kept = header->size < size ? header->size : size;
-  uint64_t n;  // the new size is an allocation to the sampler, as in allocate()
-  const bool sampled = !take_unsampled(size, &n) && tls_in_runtime == 0 &&
-                       g.tracking.load(std::memory_order_relaxed) && sample_take(size);
+  bool tracked = g.tracking.load(std::memory_order_relaxed) && tls_in_runtime == 0;
+  uint64_t n;  // with sampling, the new size is an allocation to the sampler
+  if (g_sampling) tracked = tracked && !take_unsampled(size, &n) && sample_take(size);
   if (header->context_id != 0) release(header, user);
-  uintptr_t moved = sample_big_resize(user - offset, offset, size);
-  if (moved == 0) {  // the range is used up, or the kernel cannot move pages: copy
-    moved = sample_big_alloc(size, kChunkAlignment);
-    void* q = moved != 0 ? reinterpret_cast<void*>(moved) : __libc_malloc(size);
-    if (q == nullptr) {
-      header->context_id = 0;  // glibc kept nothing new; the old block lives on, untracked
+  uintptr_t moved;
+  if (g_sampling) {
+    moved = sample_big_resize(user - offset, offset, size);
+    if (moved == 0) {  // the range is used up, or the kernel cannot move pages: copy
+      moved = sample_big_alloc(size, kChunkAlignment);
+      void* q = moved != 0 ? reinterpret_cast<void*>(moved) : __libc_malloc(size);
+      if (q == nullptr) {
+        header->context_id = 0;  // the old block lives on, untracked
+        return allocation_failed();
+      }
+      {
+        RuntimeScope scope;  // not the program's access
+        __builtin_memcpy(q, p, kept);
+      }
+      sample_big_free(user - offset);
+      if (moved == 0) return q;  // an unsampled glibc block
+    }
+  } else {
+    // Room for the data at its old offset, and for the header and a 64-byte aligned user
+    // pointer at the new one (as allocate_slow asks).
+    const uint64_t extra = sizeof(ChunkHeader) + kChunkAlignment - 16;
+    char* raw = static_cast<char*>(
+        __libc_realloc(reinterpret_cast<void*>(user - offset), (offset > extra ? offset : extra) + size));
+    if (PROFKIT_RT_UNLIKELY(raw == nullptr)) {
+      // glibc kept the old block, which is no longer tracked: it counts anew from here.
+      header->context_id = 0;
+      if (tracked) track(header, user, ret, frame);
       return allocation_failed();
     }
-    {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
+    moved = (base + sizeof(ChunkHeader) + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
+    if (moved != base + offset) {
       RuntimeScope scope;  // not the program's access
-      __builtin_memcpy(q, p, kept);
+      __builtin_memmove(reinterpret_cast<void*>(moved), raw + offset, kept);
     }
-    sample_big_free(user - offset);
-    if (moved == 0) return q;  // an unsampled glibc block
+    header_of(reinterpret_cast<void*>(moved))->origin = static_cast<uint32_t>((moved - base) >> 4);
   }
   ChunkHeader* fresh = header_of(reinterpret_cast<void*>(moved));
   fresh->size = size;
   fresh->context_id = 0;
-  if (sampled) track(fresh, moved, ret, frame);
+  if (tracked) track(fresh, moved, ret, frame);
   return reinterpret_cast<void*>(moved);
 }
 
@@ -611,9 +601,7 @@ void* reallocate(void* p, size_t size, uintptr_t ret, uintptr_t frame) {
   // llvm_compat keeps compiler-rt's order (the new block made before the old one ends).
   if (!g.compat && !small_block_fits(size, 0) && in_sample_range(p)) {
     ChunkHeader* header = header_of(p);
-    if (!(header->origin & kSmallBlock))
-      return g_sampling ? reallocate_sampled_big(p, header, size, ret, frame)
-                        : reallocate_large(p, header, size, ret, frame);
+    if (!(header->origin & kSmallBlock)) return reallocate_big(p, header, size, ret, frame);
   }
   void* q;
   if (!in_sample_range(p)) {
