@@ -285,12 +285,11 @@ PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, b
     return allocation_failed();
   if (small_block_fits(size, alignment))
     if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
-  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment);
+  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment, zero);
   if (user == 0) return allocate_plain(size, alignment, zero);
   ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
   header->size = size;
   header->context_id = 0;
-  if (zero) __builtin_memset(reinterpret_cast<void*>(user), 0, size);  // a reused block
   track(header, user, caller_return, caller_frame);
   return reinterpret_cast<void*>(user);
 }
@@ -552,7 +551,7 @@ void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
   if (g_sampling) {
     moved = sample_big_resize(user - offset, offset, size);
     if (moved == 0) {  // the range is used up, or the kernel cannot move pages: copy
-      moved = sample_big_alloc(size, kChunkAlignment);
+      moved = sample_big_alloc(size, kChunkAlignment, false);
       void* q = moved != 0 ? reinterpret_cast<void*>(moved) : __libc_malloc(size);
       if (q == nullptr) {
         header->context_id = 0;  // the old block lives on, untracked

@@ -62,8 +62,9 @@ void* plain_memalign(size_t alignment, size_t size);
 void* sample_reserve_spans(size_t bytes);
 // A block of `size` bytes aligned to `alignment` (>= 64) with a ChunkHeader in front,
 // from the range, for sampled blocks too large or too aligned for heap.cc. Sets the
-// header's `origin` to (user - base) / 16; returns the user pointer, or 0.
-uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment);
+// header's `origin` to (user - base) / 16; returns the user pointer, or 0. `zero`: the
+// block reads as zeros.
+uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment, bool zero);
 // The block at `base` (from sample_big_alloc), its user pointer `offset` bytes in, made to
 // hold `size` bytes there: in place when its class holds them, else its pages moved
 // (mremap, no copy) to a block of a larger class. Returns the new user pointer, or 0 (the

@@ -1,10 +1,12 @@
 // Blocks grown by realloc far past the runtime's small classes, as a growing array or a
-// string builder grows. The last part prints how many MiB became resident when a 256 MiB
-// block, of which one page was touched, grew by 1 MiB: a new block and a copy make every
-// page resident, glibc's realloc (growing in place or moving the pages) makes none.
+// string builder grows, and large calloc blocks. Prints how many MiB became resident when a
+// 256 MiB block, of which one page was touched, grew by 1 MiB (a new block and a copy make
+// every page resident, glibc's realloc, growing in place or moving the pages, none), and
+// when a 1 GiB calloc block was made and one byte of it written (glibc's calloc: none).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static long resident_pages(void) {
   long size = 0, resident = 0;
@@ -14,6 +16,7 @@ static long resident_pages(void) {
   return resident;
 }
 
+char *volatile sink;  // keeps the compiler from removing allocations it can see through
 static uintptr_t alignment = 16;  // argv[1]: what to check (64: the full profile's blocks)
 
 __attribute__((noinline, disable_tail_calls)) char *grow_chain(void) {
@@ -48,7 +51,22 @@ int main(int argc, char **argv) {
   b = realloc(b, big + ((size_t)1 << 20));
   const long after = resident_pages();
   if (b[0] != 7) return 5;
-  printf("%ld\n", (after - before) * 4096 / (1 << 20));
   free(b);
+  // A calloc block that reuses a freed one reads as zeros.
+  const size_t eight = (size_t)8 << 20;
+  sink = malloc(eight);
+  memset(sink, 0xff, eight);
+  free(sink);
+  sink = calloc(1, eight);
+  for (size_t i = 0; i < eight; i++)
+    if (sink[i] != 0) return 9;
+  free(sink);
+  const long before_calloc = resident_pages();
+  sink = calloc(1, (size_t)1 << 30);
+  sink[12345] = 1;
+  const long after_calloc = resident_pages();
+  free(sink);
+  printf("%ld %ld\n", (after - before) * 4096 / (1 << 20),
+         (after_calloc - before_calloc) * 4096 / (1 << 20));
   return 0;
 }
