@@ -58,7 +58,10 @@ void take_snapshot() {
       if (out == nullptr) {
         out = sum_chunk(spare, k);
         if (out == nullptr) return;  // no memory: keep the previous peak
-        __builtin_memset(out, 0, kChunkBytes);
+        // Only the cells an earlier snapshot can have written: ids only grow, so those past
+        // `n` are still the zeros of the mapping (zeroing all 64 KiB faulted in 16 pages
+        // per set, ~80 us of a small sampled run's exit).
+        __builtin_memset(out, 0, n * sizeof(LiveCell));
       }
       for (uint32_t i = 0; i < n; ++i) {
         out[i].bytes += __atomic_load_n(&in[i].bytes, __ATOMIC_RELAXED);
@@ -66,7 +69,7 @@ void take_snapshot() {
       }
     }
     if (out == nullptr) {
-      if (g_sums[spare][k] != nullptr) __builtin_memset(g_sums[spare][k], 0, kChunkBytes);
+      if (g_sums[spare][k] != nullptr) __builtin_memset(g_sums[spare][k], 0, n * sizeof(LiveCell));
       continue;
     }
     for (uint32_t i = 0; i < n; ++i) {

@@ -12,6 +12,7 @@
 #include "runtime/base.h"
 #include "runtime/globals.h"
 #include "runtime/mib_table.h"
+#include "runtime/sample.h"
 #include "runtime/stack_depot.h"
 #include "runtime/thread_state.h"
 #include "runtime/walker.h"
@@ -36,8 +37,14 @@ struct DepotNode {
 };
 
 constexpr uint32_t kBucketBits = 20;
+// A sampled profile has at most one new stack per sample point: tree's ~190 stacks, at
+// random places of the 8 MiB table, cost ~190 page faults (~0.5 ms on this VM, 1% of its
+// run); this table is 32 pages. A million distinct sampled stacks (over 500 GB allocated
+// at 512 KiB per sample) would make chains of 64, which the successor guess mostly skips.
+constexpr uint32_t kSampledBucketBits = 14;
+uint64_t g_bucket_mask = 0;
 constexpr uint32_t kMaxIds = kMaxContextIds;
-std::atomic<DepotNode*>* g_buckets = nullptr;  // 1 << kBucketBits chains, from depot_init
+std::atomic<DepotNode*>* g_buckets = nullptr;  // g_bucket_mask + 1 chains, from depot_init
 std::atomic<DepotNode*> g_by_id[kMaxIds];
 std::atomic<uint32_t> g_next_id{1};
 
@@ -49,12 +56,13 @@ constexpr size_t kHugePage = size_t{2} << 20;
 uintptr_t g_node_base = 0;
 std::atomic<size_t> g_node_used{0};
 
-// Reserves `bytes` aligned to a huge page and backed by huge pages where the kernel can.
-uintptr_t reserve_huge(size_t bytes) {
+// Reserves `bytes` aligned to a huge page and backed by huge pages where the kernel can,
+// except the first `small` bytes (a multiple of kHugePage).
+uintptr_t reserve_huge(size_t bytes, size_t small) {
   auto* p = static_cast<char*>(os_map_noreserve(bytes + kHugePage));
   if (p == nullptr) return 0;
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
-  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+  madvise(reinterpret_cast<void*>(aligned + small), bytes - small, MADV_HUGEPAGE);
   return aligned;
 }
 
@@ -148,7 +156,7 @@ uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t h
     set_guess(state, guess->successor.load(std::memory_order_acquire), n, sharing);
     return guess->id;
   }
-  std::atomic<DepotNode*>& bucket = g_buckets[hash & ((1u << kBucketBits) - 1)];
+  std::atomic<DepotNode*>& bucket = g_buckets[hash & g_bucket_mask];
   DepotNode* head = bucket.load(std::memory_order_acquire);
   for (DepotNode* node = head; node != nullptr; node = node->next)
     if (same_sharing(node, hash, pcs, n, share)) {
@@ -229,11 +237,16 @@ PROFKIT_RT_NOINLINE uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, 
 }  // namespace
 
 bool depot_init() {
-  g_node_base = reserve_huge(kNodeSpace);
+  // A sampled profile has a few stacks per sample point (tree: ~80 points, 20 KB of
+  // nodes): the kernel zeroing a whole huge page at the first one cost more than the
+  // small-page faults of the first 2 MiB, a fixed ~0.1 ms per run (docs/runtime.md).
+  g_node_base = reserve_huge(kNodeSpace, g_sampling ? kHugePage : 0);
   // Chains stay on small pages: a program with a handful of stacks would otherwise hold
   // a huge page per chain it touches (measured: no speed gain on 262 144 stacks).
+  const uint32_t bits = g_sampling ? kSampledBucketBits : kBucketBits;
+  g_bucket_mask = (uint64_t{1} << bits) - 1;
   g_buckets = static_cast<std::atomic<DepotNode*>*>(
-      os_map_noreserve(sizeof(std::atomic<DepotNode*>) << kBucketBits));
+      os_map_noreserve(sizeof(std::atomic<DepotNode*>) << bits));
   return g_buckets != nullptr;
 }
 

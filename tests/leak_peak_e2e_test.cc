@@ -142,6 +142,15 @@ TEST(LeakPeak, SampledPeakEstimatesTheWholeHeap) {
   }
 }
 
+// Three rises (X, W, Y): the peak snapshots alternate between two sets of per-context
+// sums, so Y's is summed into the set X's went to, whose x_block cells must not count.
+TEST(LeakPeak, ThirdRiseIsExactInTheFirstRisesCells) {
+  const Build& b = build();
+  const json peak = report(profile_of(b.instrumented, "three", "3"), b.instrumented, "--view=peak");
+  ASSERT_TRUE(peak.is_object());
+  EXPECT_EQ(by_leaf(peak, "peak"), kPeak);
+}
+
 // Phase Y on two threads, freed by the main thread after joining them: the snapshot is
 // taken at the first of those frees and sums every thread's counts, so Y is exact; the
 // thread library's own blocks (the threads' TLS, a few hundred bytes each) may be at the

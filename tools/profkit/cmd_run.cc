@@ -154,15 +154,19 @@ void print_summary(const std::vector<std::string>& written) {
 // starts a program that will not load it (runtime/exec.cc); one warning per program.
 class Notes {
  public:
+  // In /dev/shm where it can: creating and removing a file on ext4 (/tmp here) took
+  // ~0.1 ms of the run's CPU time, on tmpfs ~5 us.
   Notes() {
     const char* tmp = getenv("TMPDIR");
-    path_ = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/profkit-run-notes.XXXXXX";
-    const int fd = mkstemp(path_.data());
-    if (fd < 0) {
-      path_.clear();  // no notes: the programs run as before, only unexplained
-      return;
+    for (const char* dir : {"/dev/shm", tmp != nullptr && *tmp ? tmp : "/tmp"}) {
+      path_ = std::string(dir) + "/profkit-run-notes.XXXXXX";
+      const int fd = mkstemp(path_.data());
+      if (fd >= 0) {
+        close(fd);
+        return;
+      }
     }
-    close(fd);
+    path_.clear();  // no notes: the programs run as before, only unexplained
   }
   ~Notes() {
     if (!path_.empty()) unlink(path_.c_str());

@@ -222,5 +222,13 @@ int main(int argc, char** argv) {
     report_error("cannot write to standard output");
     return 1;
   }
+#ifndef PROFKIT_CLI_SANITIZED  // the leak checker runs at exit
+  // `profkit run` has nothing left to release: destroying the options and protobuf's
+  // descriptor tables (static, built at start-up) took ~50 us of every profiled run.
+  if (run) {
+    std::fflush(stderr);
+    _exit(exit_status);
+  }
+#endif
   return exit_status;
 }

@@ -3,7 +3,9 @@
    from y_small (400,000 bytes), all freed: the heap's peak, exactly Y. Then leaks, never
    freed: 3 x 1000 from leak_a, 5 x 200 from leak_b, 1 x 7000 from leak_c (11,000 bytes).
    With an argument, phase Y runs on two threads (y_big on one, y_small on the other) and
-   the main thread frees their blocks after joining them. */
+   the main thread frees their blocks after joining them; with the argument "3", single-
+   threaded, a phase W (150 x 1000 bytes from x_block, all freed) between X and Y makes
+   three rises, so the runtime takes Y's snapshot into the cells X's was taken into. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +32,15 @@ static void *make_small(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  (void)argv;
   for (int i = 0; i < 100; i++) memset(xs[i] = x_block(), 3, 1000);
   for (int i = 0; i < 100; i++) free(xs[i]);
-  if (argc > 1) {
+  const int three = argc > 1 && strcmp(argv[1], "3") == 0;
+  if (three) {
+    static char *ws[150];
+    for (int i = 0; i < 150; i++) memset(ws[i] = x_block(), 4, 1000);
+    for (int i = 0; i < 150; i++) free(ws[i]);
+  }
+  if (argc > 1 && !three) {
     pthread_t a, b;
     pthread_create(&a, NULL, make_big, NULL);
     pthread_create(&b, NULL, make_small, NULL);
