@@ -389,7 +389,8 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
   return out;
 }
 
-std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
+void render_report_json(const HeapProfile& p, const ViewOptions& o,
+                        const std::function<void(std::string_view)>& emit) {
   nlohmann::ordered_json j;
   j["profile"] = p.path;
   j["kind"] = p.kind;
@@ -425,9 +426,19 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
                       {"live_bytes", lp.live_bytes},   {"live_blocks", lp.live_blocks},
                       {"peak_time_ms", lp.peak_time_ms}, {"peak_bytes", lp.peak_bytes},
                       {"peak_blocks", lp.peak_blocks}};
-  nlohmann::ordered_json contexts = nlohmann::ordered_json::array();
+  // The contexts, the last member, are written one by one after the rest: as dump(2) would
+  // write them, each line indented by the array's four spaces.
+  j["contexts"] = nlohmann::ordered_json::array();
+  const std::string head = j.dump(2);
   const auto ranked = view_contexts(p, o);
   const size_t shown = o.top == 0 ? ranked.size() : std::min(o.top, ranked.size());
+  if (shown == 0) {
+    emit(head);
+    emit("\n");
+    return;
+  }
+  emit(std::string_view(head).substr(0, head.rfind("[]") + 1));
+  std::string piece;
   for (size_t i = 0; i < shown; ++i) {
     const HeapContext& ctx = *ranked[i];
     nlohmann::ordered_json c;
@@ -453,10 +464,20 @@ std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
     nlohmann::ordered_json frames = nlohmann::ordered_json::array();
     for (const HeapFrame& f : ctx.frames) frames.push_back(frame_json(f, o.frames));
     c["frames"] = frames;
-    contexts.push_back(c);
+    piece.assign(i == 0 ? "\n    " : ",\n    ");
+    for (const char ch : c.dump(2)) {  // JSON strings hold no raw newline
+      piece.push_back(ch);
+      if (ch == '\n') piece.append("    ");
+    }
+    emit(piece);
   }
-  j["contexts"] = contexts;
-  return j.dump(2) + "\n";
+  emit("\n  ]\n}\n");
+}
+
+std::string render_report_json(const HeapProfile& p, const ViewOptions& o) {
+  std::string out;
+  render_report_json(p, o, [&out](std::string_view s) { out.append(s); });
+  return out;
 }
 
 }  // namespace profkit::report

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "report/frame_filter.h"
 #include "report/heap_profile.h"
@@ -36,7 +38,11 @@ std::string live_peak_missing(const HeapProfile& profile, const ViewOptions& opt
 
 // Human text, every line at most `width` columns (colour escapes not counted).
 std::string render_report_text(const HeapProfile& profile, const ViewOptions& options);
-// The same data as JSON (one object, pretty-printed, ends with a newline).
+// The same data as JSON (one object, pretty-printed, ends with a newline), handed to `emit`
+// a context at a time: a whole profile's document at once took eight times its text (a
+// 96 MB raw profile: 2 GB of JSON, 16 GB of memory).
+void render_report_json(const HeapProfile& profile, const ViewOptions& options,
+                        const std::function<void(std::string_view)>& emit);
 std::string render_report_json(const HeapProfile& profile, const ViewOptions& options);
 
 // "1.5 MiB", "980 B".

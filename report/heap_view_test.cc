@@ -84,6 +84,24 @@ TEST(HeapView, LibraryFramesAreFoldedIntoOneLineByDefault) {
   EXPECT_NE(text.find("/src/app/main.cc:10:3"), std::string::npos) << text;
 }
 
+TEST(HeapView, StreamedJsonIsTheDocumentPrettyPrinted) {
+  // Written a context at a time, the output is still exactly what dump(2) makes of it:
+  // with contexts, and with none (an empty array on one line).
+  const HeapProfile p = sample();
+  for (size_t top : {size_t{0}, size_t{1}}) {
+    ViewOptions o;
+    o.top = top;
+    const std::string text = render_report_json(p, o);
+    EXPECT_EQ(nlohmann::ordered_json::parse(text).dump(2) + "\n", text) << "top " << top;
+  }
+  ViewOptions none;
+  HeapProfile empty = p;
+  empty.contexts.clear();
+  const std::string text = render_report_json(empty, none);
+  EXPECT_NE(text.find("\"contexts\": []\n}"), std::string::npos) << text;
+  EXPECT_EQ(nlohmann::ordered_json::parse(text).dump(2) + "\n", text);
+}
+
 TEST(HeapView, JsonHasTheTextsContextsInOrder) {
   const HeapProfile p = sample();
   ViewOptions o;

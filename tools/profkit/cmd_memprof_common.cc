@@ -134,6 +134,27 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
   return memprof::write_memprof_only_profile(merged.data, o);
 }
 
+int write_output_streamed(const std::string& output,
+                          const std::function<void(const std::function<void(std::string_view)>&)>& produce) {
+  auto out = OutputFile::create(output);
+  if (!out) {
+    report_error(output, out.error());
+    return 1;
+  }
+  std::optional<Error> failed;  // the first write error; later pieces are dropped
+  produce([&](std::string_view piece) {
+    if (failed) return;
+    if (auto w = out->write(piece); !w) failed = w.error();
+  });
+  if (!failed)
+    if (auto c = out->commit(); !c) failed = c.error();
+  if (failed) {
+    report_error(is_stdout_path(output) ? std::string("standard output") : output, *failed);
+    return 1;
+  }
+  return 0;
+}
+
 int write_output(const std::string& output, const std::string& text) {
   if (output.empty() || is_stdout_path(output)) {
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {

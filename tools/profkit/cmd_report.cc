@@ -64,9 +64,12 @@ int run_report(ReportCommand& cmd) {
   // An export sent to standard output replaces the text there.
   const bool export_on_stdout = cmd.html == "-" || cmd.pprof == "-" || cmd.dhat == "-";
   if (!(to_stdout && export_on_stdout)) {
-    const std::string text = cmd.json ? report::render_report_json(profile, view)
-                                      : report::render_report_text(profile, view);
-    status |= write_output(cmd.output, text);
+    if (cmd.json)
+      status |= write_output_streamed(cmd.output, [&](const auto& emit) {
+        report::render_report_json(profile, view, emit);
+      });
+    else
+      status |= write_output(cmd.output, report::render_report_text(profile, view));
   }
   if (!cmd.html.empty()) status |= write_output(cmd.html, report::html_report(profile, view.frames));
   if (!cmd.pprof.empty()) status |= write_output(cmd.pprof, report::pprof_profile_gz(profile));

@@ -3,7 +3,9 @@
 // `FILE:OFFSET: error: MESSAGE (code)`.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/bytes/cursor.h"
@@ -30,6 +32,9 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
 // Writes `bytes` to `path` ("-" or empty = standard output) through a temporary file, so a
 // failure never leaves a partial output. Returns the exit status.
 int write_output(const std::string& path, const std::string& bytes);
+// The same for output made in pieces: `produce` hands each to the function it is given.
+int write_output_streamed(const std::string& path,
+                          const std::function<void(const std::function<void(std::string_view)>&)>& produce);
 
 // MemProf data with no records (what a supplemented indexed input keeps of its MemProf).
 std::shared_ptr<MemProfMerged> empty_memprof();
