@@ -41,8 +41,8 @@
 # GOT like our shared library's, and the intrinsic entry points (__memprof_memcpy...)
 # calling libc's; counting those bytes, as both runtimes do, is their own cost.
 #
-# Environment: BUILD (default build), WORK (default $BUILD/bench-work/real), ROUNDS (10),
-# RUNS (0: no hyperfine table), PROGRAMS (default "lua sqlite"), VARIANTS (default "plain
+# Environment: BUILD (default build), WORK (default $BUILD/bench-work/real), ROUNDS (10;
+# 0 = none), RUNS (0: no hyperfine table; it runs all six variants), PROGRAMS (default "lua sqlite"), VARIANTS (default "plain
 # floor crt profkit run heaptrack"), SQLITE_SIZE (speedtest1 --size, 50), LUA_ROUNDS (2).
 set -euo pipefail
 
@@ -127,6 +127,7 @@ for p in $PROGRAMS; do
   if has plain && has run && has heaptrack; then
     ratios+=(--ratio alloc-only=run,heaptrack,plain --ratio alloc-only=run,heaptrack,plain,wall)
   fi
+  [ "$ROUNDS" -gt 0 ] || continue
   echo
   echo "### $p ($a)"
   echo
