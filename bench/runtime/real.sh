@@ -41,9 +41,14 @@
 # GOT like our shared library's, and the intrinsic entry points (__memprof_memcpy...)
 # calling libc's; counting those bytes, as both runtimes do, is their own cost.
 #
+# Load also scales the times unevenly (profkit's Lua time grew 35% from load 4-6 to 6-8,
+# compiler-rt's 12%; Lua's own-cost ratio went 0.44 -> 0.91), so the figures for the
+# targets come from a quiet machine; docs/runtime.md "Measuring on a shared machine".
+#
 # Environment: BUILD (default build), WORK (default $BUILD/bench-work/real), ROUNDS (10;
-# 0 = none), RUNS (0: no hyperfine table; it runs all six variants), PROGRAMS (default "lua sqlite"), VARIANTS (default "plain
-# floor crt profkit run heaptrack"), SQLITE_SIZE (speedtest1 --size, 50), LUA_ROUNDS (2).
+# 0 = none), RUNS (0: no hyperfine table; it runs all six variants), PROGRAMS (default
+# "lua sqlite"), VARIANTS (default "plain floor crt profkit run heaptrack"), SQLITE_SIZE
+# (speedtest1 --size, 50), LUA_ROUNDS (2).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
