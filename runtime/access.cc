@@ -9,6 +9,7 @@
 #include "runtime/abi.h"
 #include "runtime/base.h"
 #include "runtime/globals.h"
+#include "runtime/heap.h"
 #include "runtime/shadow.h"
 #include "runtime/thread_state.h"
 
@@ -116,10 +117,12 @@ size_t bounded_strlen(const char* s, size_t limit) {
 }
 
 // Accesses made by libc for the program are counted only in instrumented programs, after
-// start-up, and never for the runtime's own calls.
+// start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
+// block (heap.h's map): no profile reads the counters of stacks and globals.
 inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
 inline void count(const void* p, size_t n) {
-  if (n) record_range(reinterpret_cast<uintptr_t>(p), n);
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (n && heap_may_hold(a)) record_range(a, n);
 }
 inline bool shadow_ready() { return __memprof_shadow_memory_dynamic_address != 0; }
 
