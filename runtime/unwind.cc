@@ -425,12 +425,14 @@ alignas(16) constexpr uintptr_t kIrregularWords[2] = {0, 0};
 
 // The replay's tight loop: checks the records c, c - 1, ... down to just above `stop`, four
 // per test (their 16 stack bytes against the records', with no branch between them), and
-// writes their pcs to `out`. Returns the record it stopped at: `stop`, or the first that did
-// not match (the caller checks it from its full step). A frame's pc is the return address
-// its callee's step read, so all but the first of four come from the words just compared.
-// Out of line, so that its few registers are its own.
+// writes their pcs to `out`. An irregular step (a frame without a frame pointer: libstdc++,
+// libc) fails that test and is checked here from its full step in `buf`, one at a time
+// (returning to the caller for each cost more than the check in stacks that cross libstdc++
+// or a benchmark library). Returns the record it stopped at: `stop`, or the first whose words
+// differ. A frame's pc is the return address its callee's step read, so all but the first of
+// four come from the words just compared. Out of line, so that its few registers are its own.
 PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const WalkCheck* stop,
-                                                    uintptr_t* out) {
+                                                    uintptr_t* out, const WalkBuf& buf) {
   auto differs = [](const WalkCheck& r) PROFKIT_RT_ALWAYS_INLINE {
     const __m128i diff = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.at)),
                                        _mm_load_si128(reinterpret_cast<const __m128i*>(&r)));
@@ -458,7 +460,13 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
     // Fewer than four left, or one of four differs: one at a time up to it, then four again.
     const WalkCheck* const until = c - stop >= 4 ? c - 4 : stop;
     for (; c != until; --c, ++out) {
-      if (differs(*c)) return c;
+      if (differs(*c)) {
+        if (c->at != reinterpret_cast<uintptr_t>(kIrregularWords)) return c;
+        const WalkStep& step = buf.step[c - buf.check];
+        if (*reinterpret_cast<const uintptr_t*>(step.bp_at) != c->bp_val ||
+            *reinterpret_cast<const uintptr_t*>(step.ra_at) != c->ra)
+          return c;
+      }
       *out = c->pc;
     }
     if (c == stop) return c;
@@ -626,17 +634,14 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     const uint32_t stop = last != ~uint32_t{0} && last > memo.first ? last : memo.first;
     bool differs = false;
     i = j;
-    while (i > stop) {
-      const WalkCheck* const c = replay_checked(oldc + i, oldc + stop, out + n);
+    if (i > stop) {
+      const WalkCheck* const c = replay_checked(oldc + i, oldc + stop, out + n, state->walk_buf[memo.buf]);
       n += static_cast<uint32_t>(oldc + i - c);
       i = static_cast<uint32_t>(c - oldc);
-      if (i == stop) break;
-      out[n++] = oldc[i].pc;  // one step: the difference is near, or the step irregular
-      if (!still_reads(i)) {
+      if (i != stop) {
+        out[n++] = oldc[i].pc;
         differs = true;  // frame i's registers are the memo's; what it reads is not
-        break;
       }
-      --i;
     }
     if (!differs) {  // step `stop`: the walk is full there, or the memo's walk ended there
       const WalkStep& o = old[i];
@@ -728,6 +733,11 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     }
   }
   memo.end = j + m + 1;
+  if (whole_replay && memo.context_id != 0) {  // the memo's own stack: its id is all it needs
+    memo.walk_first = i;
+    *memo_out = &memo;
+    return n;
+  }
   // The steps i .. j were replayed unchanged: those of them the previous walk had are
   // frames it shares with this one.
   const uint32_t shared_first = i > memo.walk_first ? i : memo.walk_first;
