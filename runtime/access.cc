@@ -122,7 +122,14 @@ size_t bounded_strlen(const char* s, size_t limit) {
 inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
 inline void count(const void* p, size_t n) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  if (n && heap_may_hold(a)) record_range(a, n);
+  if (n == 0 || !heap_may_hold(a)) return;
+  // Most copies stay within one 64-byte granule: one counter, one access per 8 bytes, as
+  // record_range counts them in the u64 layout.
+  if ((a & 63) + n <= 64 && (!g.histogram || g.compat)) {
+    *shadow64(a) += (n + 7) / 8;
+    return;
+  }
+  record_range(a, n);
 }
 inline bool shadow_ready() { return __memprof_shadow_memory_dynamic_address != 0; }
 
