@@ -9,6 +9,7 @@
 #include "runtime/abi.h"
 #include "runtime/base.h"
 #include "runtime/globals.h"
+#include "runtime/heap.h"
 #include "runtime/shadow.h"
 #include "runtime/thread_state.h"
 
@@ -116,18 +117,20 @@ size_t bounded_strlen(const char* s, size_t limit) {
 }
 
 // Accesses made by libc for the program are counted only in instrumented programs, after
-// start-up, and never for the runtime's own calls.
+// start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
+// block (heap.h's map): no profile reads the counters of stacks and globals.
 inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
-// A range inside one 64-byte granule (most of the ranges libc and the intrinsics touch for
-// SQLite: keys, cells, short strings) is one add here; a call to record_range was half the
-// cost of counting it (SQLite: record_range 5.8% of the run, 30% of it the add's miss).
 inline void count(const void* p, size_t n) {
   const auto a = reinterpret_cast<uintptr_t>(p);
-  if (PROFKIT_RT_LIKELY((a ^ (a + n - 1)) < 64 && n != 0) && !g.histogram) {
-    *shadow64(a) += (n + 7) / 8;  // record_range's count: one access per 8 bytes from `a`
+  if (n == 0 || !heap_may_hold(a)) return;
+  // Most copies stay within one 64-byte granule (SQLite's keys and cells, short strings):
+  // one counter, one access per 8 bytes, as record_range counts them in the u64 layout; its
+  // call was half the cost of counting such a range.
+  if ((a & 63) + n <= 64 && (!g.histogram || g.compat)) {
+    *shadow64(a) += (n + 7) / 8;
     return;
   }
-  if (n) record_range(a, n);
+  record_range(a, n);
 }
 inline bool shadow_ready() { return __memprof_shadow_memory_dynamic_address != 0; }
 

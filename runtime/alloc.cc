@@ -250,6 +250,7 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
   RuntimeScope scope;
   ThreadState* state = current_thread_state();
   if (state == nullptr) return;
+  if (g.count_libc_accesses) heap_map_mark(user, user + header->size);
   header->context_id = capture_stack(caller_return, caller_frame);
   header->cpu = header_cpu(current_cpu(), g.fork_generation);
   header->timestamp_ms = now_ms();
@@ -455,7 +456,8 @@ inline bool is_power_of_two(uintptr_t x) { return x != 0 && (x & (x - 1)) == 0; 
 char* duplicate(const char* s, uint64_t limit, bool bounded, uintptr_t ret, uintptr_t frame) {
   uint64_t n = 0;
   while ((!bounded || n < limit) && s[n]) ++n;
-  if (g.count_libc_accesses && tls_in_runtime == 0) record_range(reinterpret_cast<uintptr_t>(s), n + (bounded && n == limit ? 0 : 1));
+  if (g.count_libc_accesses && tls_in_runtime == 0 && heap_may_hold(reinterpret_cast<uintptr_t>(s)))
+    record_range(reinterpret_cast<uintptr_t>(s), n + (bounded && n == limit ? 0 : 1));
   char* p = static_cast<char*>(allocate(n + 1, 0, false, ret, frame));
   if (p == nullptr) return nullptr;
   RuntimeScope scope;  // the copy may become a memcpy call; it is not the program's access

@@ -7,6 +7,8 @@
 // span + 32 + i * stride and its user memory at span + 64 + i * stride, so every user
 // pointer is 64-byte aligned and a block's last shadow granule is shared only with the next
 // block's header, which instrumented code never touches.
+#include <sys/mman.h>
+
 #include "runtime/arena.h"
 #include "runtime/base.h"
 #include "runtime/globals.h"
@@ -54,6 +56,36 @@ inline uintptr_t headers_end(uintptr_t span, uint32_t cls) {
   return span + kDetachedHeaders + reinterpret_cast<const DetachedSpan*>(span)->count * sizeof(ChunkHeader);
 }
 
+// The heap map (heap.h): 2^47 / 64 KiB bits, reserved on the first mark under g_span_lock
+// and tried only once, so no block is ever handed out unmarked while the map exists.
+constexpr size_t kHeapMapBytes = (size_t{1} << 47 >> kHeapMapShift) / 8;
+bool g_heap_map_tried = false;
+
+// Marks [begin, end) (g_span_lock held on the first call, see heap_map_mark).
+void mark_range(uint8_t* map, uintptr_t begin, uintptr_t end) {
+  if (end <= begin || ((end - 1) >> 47) != 0) return;  // higher addresses are always counted
+  for (uintptr_t unit = begin >> kHeapMapShift; unit <= (end - 1) >> kHeapMapShift; ++unit) {
+    uint8_t* byte = map + (unit >> 3);
+    const auto bit = static_cast<uint8_t>(1u << (unit & 7));
+    // Read first: most marks find the bit set, and a store would pull the line from the
+    // CPUs that read it.
+    if ((__atomic_load_n(byte, __ATOMIC_RELAXED) & bit) == 0)
+      __atomic_fetch_or(byte, bit, __ATOMIC_RELAXED);
+  }
+}
+
+// The map, reserved if this is the first mark (g_span_lock held); nullptr without one.
+uint8_t* heap_map_locked() {
+  uint8_t* map = g_heap_map.load(std::memory_order_relaxed);
+  if (map != nullptr || g_heap_map_tried || !g.count_libc_accesses) return map;
+  g_heap_map_tried = true;
+  map = static_cast<uint8_t*>(os_map_noreserve(kHeapMapBytes));
+  if (map == nullptr) return nullptr;
+  madvise(map, kHeapMapBytes, MADV_DONTDUMP);
+  g_heap_map.store(map, std::memory_order_release);
+  return map;
+}
+
 // Detached spans: one reservation, carved in order (docs/runtime.md, "Peak memory").
 constexpr size_t kDetachedRegion = size_t{64} << 30;
 uintptr_t g_detached_cursor = 0;
@@ -77,6 +109,7 @@ uintptr_t new_detached_span(uint32_t cls) {
   if (end - g_detached_cursor < kDetachedSpan) return 0;
   const uintptr_t span = g_detached_cursor;
   g_detached_cursor += kDetachedSpan;
+  if (uint8_t* map = heap_map_locked()) mark_range(map, span, span + kDetachedSpan);
   auto* d = reinterpret_cast<DetachedSpan*>(span);
   d->stride = static_cast<uint32_t>(heap_stride(cls));
   d->count = static_cast<uint32_t>((kDetachedSpan - kDetachedHeaders) / (d->stride + sizeof(ChunkHeader)));
@@ -111,6 +144,7 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
     }
     g_span_cursor = reinterpret_cast<uintptr_t>(fresh);
     g_span_end = g_span_cursor + kReservation;
+    if (uint8_t* map = heap_map_locked()) mark_range(map, g_span_cursor, g_span_end);
   }
   const uintptr_t span = g_span_cursor;
   g_span_cursor += bytes;
@@ -124,6 +158,18 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
 
 std::atomic<uintptr_t> g_detached_begin{0};
 std::atomic<uintptr_t> g_detached_size{0};
+std::atomic<uint8_t*> g_heap_map{nullptr};
+
+void heap_map_mark(uintptr_t begin, uintptr_t end) {
+  uint8_t* map = g_heap_map.load(std::memory_order_acquire);
+  if (map == nullptr) {
+    g_span_lock.lock();
+    map = heap_map_locked();
+    g_span_lock.unlock();
+    if (map == nullptr) return;
+  }
+  mark_range(map, begin, end);
+}
 
 ChunkHeader* heap_take(ThreadState* state, uint32_t cls) {
   HeapClass& c = state->heap[cls];

@@ -123,6 +123,25 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
 void heap_lock_for_fork();
 void heap_unlock_after_fork(bool child);
 
+// The heap map: one bit per 64 KiB of address space, set for every range that holds or held a
+// tracked block (span reservations, detached spans, and glibc blocks as they are tracked) and
+// never cleared. The libc replacements count accesses only where it is set: no profile ever
+// reads the shadow counters of other memory (stacks, string literals, globals), and counting
+// there cost as much as counting the heap, more where threads shared the literals' counters.
+// nullptr until the first mark, and for good when it could not be reserved: everything is
+// counted then. Only instrumented programs keep it (g.count_libc_accesses).
+inline constexpr uint32_t kHeapMapShift = 16;
+PROFKIT_RT_HIDDEN extern std::atomic<uint8_t*> g_heap_map;
+// False only for an address no tracked block ever held.
+inline bool heap_may_hold(uintptr_t addr) {
+  const uint8_t* map = g_heap_map.load(std::memory_order_relaxed);
+  if (map == nullptr || (addr >> 47) != 0) return true;
+  const uintptr_t unit = addr >> kHeapMapShift;
+  return (__atomic_load_n(map + (unit >> 3), __ATOMIC_RELAXED) >> (unit & 7)) & 1;
+}
+// Marks [begin, end) before a block in it is handed out.
+void heap_map_mark(uintptr_t begin, uintptr_t end);
+
 // The detached spans' region [begin, begin + size), reserved on the first detached span
 // (size 0 until then). A block in it was handed out after the reservation was published
 // (under the span lock), so any thread holding the block sees the region.

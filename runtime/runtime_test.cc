@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
@@ -387,6 +388,59 @@ TEST(StackDepot, EqualHashesDifferentFramesAreDifferentStacks) {
 std::vector<uintptr_t> folded(std::vector<uintptr_t> in) {
   in.resize(fold_recursion(in.data(), static_cast<uint32_t>(in.size())));
   return in;
+}
+
+// The exact-stack cache keeps a short walk with the words it used: the return addresses,
+// and the saved rbp values a later step took its CFA from. A change in any of those must make
+// the entry miss; a saved rbp no step used (what code without frame pointers keeps in rbp)
+// must not. A three-frame walk over a fake stack: the leaf's rule saves rbp (read at w[4],
+// return address at w[5]), the middle frame's finds its CFA from that rbp or not (return
+// address at w[9]), the outermost frame ends the walk.
+TEST(ExactStack, AnEntryIsCheckedByTheWordsItsWalkUsed) {
+  auto state = std::make_unique<ThreadState>();
+  alignas(16) uintptr_t w[16] = {};
+  state->stack_low = reinterpret_cast<uintptr_t>(w);
+  state->stack_high = reinterpret_cast<uintptr_t>(w + 16);
+  const uintptr_t frame = reinterpret_cast<uintptr_t>(w), ret = 0x400100;
+  auto at = [&](int i) { return reinterpret_cast<uintptr_t>(&w[i]); };
+  w[0] = 0x1111;  // the leaf's rbp
+  w[4] = at(8);   // the middle frame's rbp
+  w[5] = 0x401000;
+  w[9] = 0x402000;
+  WalkMemo& memo = state->walk_memo[0];
+  memo.buf = 0;
+  memo.walk_first = 0;
+  memo.walk_leaf = 2;
+  WalkBuf& b = state->walk_buf[0];
+  auto remember = [&](bool middle_from_rbp) {
+    b.step[2] = WalkStep{frame + 16, w[0], kStepBpKnown | kStepRbpSaved, 0, at(4), at(5), 0};
+    b.check[2] = WalkCheck{w[4], w[5], 0, ret};
+    b.step[1] = WalkStep{at(6), w[4], kStepBpKnown | (middle_from_rbp ? kStepCfaFromRbp : 0), 0,
+                         at(9), at(9), 0};
+    b.check[1] = WalkCheck{w[9], w[9], 0, w[5]};
+    b.step[0] = WalkStep{at(10), w[4], kStepBpKnown | kStepOutermost, 0, 0, 0, 0};
+    b.check[0] = WalkCheck{0, 0, 0, w[9]};
+    remember_exact_stack(state.get(), ret, frame, 30, &memo, 7);
+  };
+  auto lookup = [&] { return exact_stack(state.get(), ret, frame, 30); };
+  remember(true);
+  EXPECT_EQ(lookup(), 7u);
+  EXPECT_EQ(exact_stack(state.get(), ret, frame, 20), 0u) << "walked with another depth";
+  EXPECT_EQ(exact_stack(state.get(), ret + 1, frame, 30), 0u) << "another leaf";
+  for (int i : {5, 9, 4}) {  // both return addresses, and the rbp the middle step used
+    const uintptr_t saved = w[i];
+    w[i] = 0x2222;
+    EXPECT_EQ(lookup(), 0u) << "w[" << i << "] changed";
+    w[i] = saved;
+    EXPECT_EQ(lookup(), 7u);
+  }
+  w[0] = 0x3333;  // the leaf's rbp: no step used it
+  EXPECT_EQ(lookup(), 7u);
+  remember(false);  // the middle frame's CFA from rsp: the saved rbp is not used either
+  w[4] = 0x4444;
+  EXPECT_EQ(lookup(), 7u);
+  w[5] = 0x401001;
+  EXPECT_EQ(lookup(), 0u);
 }
 
 TEST(FoldRecursion, RepeatedCyclesBecomeOne) {

@@ -325,23 +325,28 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   uint32_t n = 0;
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
+      ThreadState* const state = tls_state;
+      if (const uint32_t id = exact_stack(state, caller_return, caller_frame, walk_depth)) return id;
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
       WalkShare share;
-      n = walk_unwind_tables(tls_state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
+      n = walk_unwind_tables(state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
                              &share);
       if (n != 0) {
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
-        // The option is fixed for the process, so the id a memo keeps is always folded or
-        // always not.
-        if (memo->context_id != 0) return memo->context_id;
-        if (fold) {
-          const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
-          if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
-          n = kept;
-          share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
+        // The option is fixed for the process, so the id a memo keeps (and the exact-stack
+        // cache) is always folded or always not.
+        if (memo->context_id == 0) {
+          if (fold) {
+            const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
+            if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
+            n = kept;
+            share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
+          }
+          memo->context_id = intern(state, pcs, n, hash, share);
         }
-        return memo->context_id = intern(tls_state, pcs, n, hash, share);
+        remember_exact_stack(state, caller_return, caller_frame, walk_depth, memo, memo->context_id);
+        return memo->context_id;
       }
     }
     if (n == 0) {

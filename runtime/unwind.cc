@@ -419,18 +419,28 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
   return set.ways[0].rule;
 }
 
+// The memo of the call site whose return address is `caller_return`.
+inline WalkMemo& memo_for(ThreadState* state, uintptr_t caller_return) {
+  constexpr int kMemoBits = __builtin_ctz(kWalkMemos);
+  return state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+}
+
 // What an irregular step's check record points at (see WalkCheck): zeros, which never match
 // the non-zero return address a checked step read.
 alignas(16) constexpr uintptr_t kIrregularWords[2] = {0, 0};
 
 // The replay's tight loop: checks the records c, c - 1, ... down to just above `stop`, four
 // per test (their 16 stack bytes against the records', with no branch between them), and
-// writes their pcs to `out`. Returns the record it stopped at: `stop`, or the first that did
-// not match (the caller checks it from its full step). A frame's pc is the return address
-// its callee's step read, so all but the first of four come from the words just compared.
-// Out of line, so that its few registers are its own.
+// writes their pcs to `out`. An irregular step (a frame without a frame pointer: libstdc++,
+// libc) fails that test and is checked here, one at a time, from the addresses its step
+// read (`steps`, parallel to `checks`); returning to the caller for each cost more than the
+// check in stacks that cross libstdc++ or a benchmark library.
+// Returns the record it stopped at: `stop`, or the first whose words differ. A frame's pc
+// is the return address its callee's step read, so all but the first of four come from the
+// words just compared. Out of line, so that its few registers are its own.
 PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const WalkCheck* stop,
-                                                    uintptr_t* out) {
+                                                    uintptr_t* out, const WalkCheck* checks,
+                                                    const WalkStep* steps) {
   auto differs = [](const WalkCheck& r) PROFKIT_RT_ALWAYS_INLINE {
     const __m128i diff = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.at)),
                                        _mm_load_si128(reinterpret_cast<const __m128i*>(&r)));
@@ -458,7 +468,13 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
     // Fewer than four left, or one of four differs: one at a time up to it, then four again.
     const WalkCheck* const until = c - stop >= 4 ? c - 4 : stop;
     for (; c != until; --c, ++out) {
-      if (differs(*c)) return c;
+      if (differs(*c)) {
+        if (c->at != reinterpret_cast<uintptr_t>(kIrregularWords)) return c;
+        const WalkStep& step = steps[c - checks];
+        if (*reinterpret_cast<const uintptr_t*>(step.bp_at) != c->bp_val ||
+            *reinterpret_cast<const uintptr_t*>(step.ra_at) != c->ra)
+          return c;
+      }
       *out = c->pc;
     }
     if (c == stop) return c;
@@ -470,9 +486,6 @@ PROFKIT_RT_NOINLINE const WalkCheck* replay_checked(const WalkCheck* c, const Wa
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max, WalkMemo** memo_out, uint64_t* hash_out,
                             WalkShare* share) {
-  // Step flags. A walk ends at an outermost frame, at a return address of 0 (the step that
-  // read it is the last), or cut at `max` frames (nothing was read at the cut step).
-  constexpr uint32_t kStepBpKnown = 1, kStepOutermost = 2, kStepCut = 4;
   *memo_out = nullptr;
   *hash_out = 0;
   share->prev_id = 0;
@@ -487,8 +500,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
   bool bp_known = true;
   auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
-  constexpr int kMemoBits = __builtin_ctz(kWalkMemos);
-  WalkMemo& memo = state->walk_memo[(caller_return * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+  WalkMemo& memo = memo_for(state, caller_return);
   // Every address the memo holds was checked to lie in this thread's stack when it was
   // recorded (memos are dropped when a state changes threads), so re-reading is safe.
   WalkStep* const old = state->walk_buf[memo.buf].step;
@@ -529,6 +541,10 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       return Next::fail;
     const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
     if (cfa <= sp || cfa > high || (cfa & 7) != 0) return Next::fail;
+    st->flags |= (rule.kind == FrameRule::from_rbp ? kStepCfaFromRbp : 0) |
+                 (rule.rbp == FrameRule::rbp_saved  ? kStepRbpSaved
+                  : rule.rbp == FrameRule::rbp_lost ? kStepRbpLost
+                                                    : 0);
     if (rule.rbp == FrameRule::rbp_saved) {
       const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
       if (slot < sp) return Next::fail;
@@ -626,17 +642,14 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     const uint32_t stop = last != ~uint32_t{0} && last > memo.first ? last : memo.first;
     bool differs = false;
     i = j;
-    while (i > stop) {
-      const WalkCheck* const c = replay_checked(oldc + i, oldc + stop, out + n);
+    if (i > stop) {
+      const WalkCheck* const c = replay_checked(oldc + i, oldc + stop, out + n, oldc, old);
       n += static_cast<uint32_t>(oldc + i - c);
       i = static_cast<uint32_t>(c - oldc);
-      if (i == stop) break;
-      out[n++] = oldc[i].pc;  // one step: the difference is near, or the step irregular
-      if (!still_reads(i)) {
+      if (i != stop) {
+        out[n++] = oldc[i].pc;
         differs = true;  // frame i's registers are the memo's; what it reads is not
-        break;
       }
-      --i;
     }
     if (!differs) {  // step `stop`: the walk is full there, or the memo's walk ended there
       const WalkStep& o = old[i];
@@ -728,6 +741,11 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
     }
   }
   memo.end = j + m + 1;
+  if (whole_replay && memo.context_id != 0) {  // the memo's own stack: its id is all it needs
+    memo.walk_first = i;
+    *memo_out = &memo;
+    return n;
+  }
   // The steps i .. j were replayed unchanged: those of them the previous walk had are
   // frames it shares with this one.
   const uint32_t shared_first = i > memo.walk_first ? i : memo.walk_first;
@@ -748,7 +766,102 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   return n;
 }
 
+namespace {
+inline ExactSet& exact_set(ThreadState* state, uintptr_t pc, uintptr_t sp) {
+  constexpr int kSetBits = __builtin_ctz(kExactSets);
+  const uint64_t h = (pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull);
+  return state->exact[(h * 0xFF51AFD7ED558CCDull) >> (64 - kSetBits)];
+}
+inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t bp, uint32_t max) {
+  return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
+}
+}  // namespace
+
+uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                     uint32_t max) {
+  if (caller_frame < state->stack_low || caller_frame + 16 > state->stack_high ||
+      (caller_frame & 7) != 0)
+    return 0;
+  // Where the call site's last walk was too long to keep (a recursion), the probe would
+  // only cost time.
+  const WalkMemo& memo = memo_for(state, caller_return);
+  if (memo.walk_leaf + 1 - memo.walk_first > kExactSteps) return 0;
+  // The entry point's caller: its registers as the walk starts (walk_unwind_tables).
+  const uintptr_t sp = caller_frame + 16;
+  const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
+  ExactSet& set = exact_set(state, caller_return, sp);
+  for (uint32_t k = 0; k < kExactWays; ++k) {
+    const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
+    const ExactKey& key = set.key[w];
+    if (!same_leaf(key, caller_return, sp, bp, max) || key.context_id == 0) continue;
+    // All words compared, with no branch between them.
+    const ExactWalk& e = set.walk[w];
+    uintptr_t diff = 0;
+    for (uint32_t i = 0; i < key.reads; ++i)
+      diff |= *reinterpret_cast<const uintptr_t*>(e.at[i]) ^ e.value[i];
+    if (diff != 0) continue;
+    set.recent = w;
+    return key.context_id;
+  }
+  return 0;
+}
+
+void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                          uint32_t max, const WalkMemo* memo, uint32_t context_id) {
+  const uint32_t n = memo->walk_leaf + 1 - memo->walk_first;
+  if (n > kExactSteps || context_id == 0) return;
+  const uintptr_t sp = caller_frame + 16;
+  const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
+  ExactSet& set = exact_set(state, caller_return, sp);
+  // The way holding this leaf (its walk changed) if the last used one does, else the next
+  // in turn.
+  if (!same_leaf(set.key[set.recent], caller_return, sp, bp, max)) {
+    set.recent = set.victim;
+    set.victim = (set.victim + 1) % kExactWays;
+  }
+  ExactKey& key = set.key[set.recent];
+  ExactWalk& e = set.walk[set.recent];
+  const WalkCheck* const checks = state->walk_buf[memo->buf].check + memo->walk_first;
+  const WalkStep* const steps = state->walk_buf[memo->buf].step + memo->walk_first;
+  // Which rbp values the walk used: a step that takes its CFA from rbp uses the value the
+  // nearest step below it read (or, if none did, the leaf's). A saved rbp that no step used
+  // is left out: code without frame pointers saves whatever it kept in rbp, which changed
+  // from call to call (half of strings.cpp's entries failed on it).
+  bool used[kExactSteps] = {};
+  bool uses_bp = false;
+  constexpr uint32_t kLeaf = kExactSteps, kLost = kExactSteps + 1;
+  uint32_t source = kLeaf;  // the step whose read is the frame's rbp
+  for (uint32_t k = n; k-- > 0;) {
+    const uint32_t flags = steps[k].flags;
+    if ((flags & kStepCfaFromRbp) != 0) {
+      if (source == kLeaf) uses_bp = true;
+      else if (source < kExactSteps) used[source] = true;
+    }
+    if ((flags & kStepRbpSaved) != 0) source = k;
+    else if ((flags & kStepRbpLost) != 0) source = kLost;
+  }
+  // The outermost step read nothing when the rule said so or the walk was cut there.
+  uint32_t reads = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    if (k == 0 && (steps[0].flags & (kStepOutermost | kStepCut)) != 0) continue;
+    e.at[reads] = steps[k].ra_at;
+    e.value[reads++] = checks[k].ra;
+    if (used[k]) {
+      e.at[reads] = steps[k].bp_at;
+      e.value[reads++] = checks[k].bp_val;
+    }
+  }
+  key.reads = static_cast<uint8_t>(reads);
+  key.pc = caller_return;
+  key.sp = sp;
+  key.bp = bp;
+  key.max = static_cast<uint16_t>(max);
+  key.uses_bp = uses_bp;
+  key.context_id = context_id;
+}
+
 void forget_walks(ThreadState* state) {
+  for (ExactSet& set : state->exact) set = ExactSet{};
   for (uint32_t i = 0; i < kWalkMemos; ++i) {
     WalkMemo& memo = state->walk_memo[i];
     memo.first = memo.end = 0;

@@ -57,9 +57,14 @@ struct alignas(32) WalkCheck {
   uintptr_t at;
   uintptr_t pc;          // the frame's pc
 };
+// WalkStep::flags. A walk ends at an outermost frame, at a return address of 0 (the step
+// that read it is the last), or cut at `max` frames (nothing was read at the cut step). A
+// step that applied its rule also notes what the rule did with rbp (remember_exact_stack).
+inline constexpr uint32_t kStepBpKnown = 1, kStepOutermost = 2, kStepCut = 4;
+inline constexpr uint32_t kStepCfaFromRbp = 8, kStepRbpSaved = 16, kStepRbpLost = 32;
 struct WalkStep {
   uintptr_t sp, bp;         // the walk's registers at the frame
-  uint32_t flags;           // unwind.cc: rbp known; the walk ended here (outermost, or cut)
+  uint32_t flags;           // kStep* above
   uint32_t pad;
   uintptr_t bp_at, ra_at;   // where the saved rbp (or, for a step that reads none, the
                             // return address again) and the return address were read
@@ -77,6 +82,40 @@ struct WalkMemo {
   uint32_t walk_first = 0, walk_leaf = 0;  // the steps of the walk it holds (whose id is context_id)
   uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
 };
+// The exact-stack cache: short walks (up to kExactSteps frames) kept whole, by their leaf's
+// registers, with the depot id they were given. A memo is one per call site, and sites
+// reached by several paths (libstdc++'s string code under every string a program builds)
+// found the memo holding another path's walk most times (kvstore: 28% whole replays), then
+// walked the frames that differ and looked the stack up in the depot. An entry answers
+// when its leaf has the very same registers and every word its walk read is unchanged,
+// which makes the walk the same (walk_unwind_tables' reasoning); else the memo walks.
+// The leaf's rbp counts only where the walk used it before replacing it: code without frame
+// pointers (libstdc++) keeps any value there, which changed from call to call, and a key
+// with it missed half the time. Four ways per set, so that several paths through one leaf
+// stay.
+inline constexpr uint32_t kExactSteps = 16;
+inline constexpr uint32_t kExactSets = 8;
+inline constexpr uint32_t kExactWays = 4;
+struct ExactKey {
+  uintptr_t pc = 0, sp = 0, bp = 0;  // the leaf's registers
+  uint32_t context_id = 0;           // 0: empty
+  uint16_t max = 0;                  // the depth it was walked with
+  uint8_t reads = 0;                 // words in its ExactWalk
+  uint8_t uses_bp = 0;               // the walk used the leaf's rbp: `bp` must match
+};
+// The words the walk read and used, as (address, value) pairs: every return address, and
+// the saved rbp values a later step took its CFA from.
+struct ExactWalk {
+  uintptr_t at[2 * kExactSteps];
+  uintptr_t value[2 * kExactSteps];
+};
+struct ExactSet {
+  ExactKey key[kExactWays];  // together, so a probe reads two lines
+  uint32_t recent = 0;       // the way that answered or was written last
+  uint32_t victim = 0;       // the way a new leaf takes next
+  ExactWalk walk[kExactWays];
+};
+
 // What a walk shares with the memo's previous walk, whose depot id was `prev_id` (0: nothing
 // known): frames lo..hi of this walk (leaf first) are that walk's frames lo - shift ..
 // hi - shift, replayed from the very same steps, which this walk found unchanged. The depot
@@ -141,6 +180,14 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
                             WalkShare* share);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
+// The depot id of the stack from an entry point's return address and frame when the
+// exact-stack cache holds it unchanged, else 0.
+uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                     uint32_t max);
+// Keeps the walk `memo` holds (walk_unwind_tables just made it, from that return address
+// and frame) with its depot id, if it is short enough.
+void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                          uint32_t max, const WalkMemo* memo, uint32_t context_id);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
 // the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
 FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,

@@ -308,6 +308,19 @@ TEST(Default, SharedLibraryAndLibcStringAccesses) {
                 "strings");
 }
 
+TEST(Default, LibcAccessesCountedInEveryKindOfBlock) {
+  // The runtime counts libc's accesses only where its heap map says a block may be: every
+  // kind of block must be in it (a block missing there would show 0 accesses).
+  expect_counts(profile_one(build("libc_blocks", "libc_blocks.c"), true, "libc_blocks.default", ""),
+                {{"inline_header:1:13>main:3:13", 1, 20, 20, 20, 96},
+                 {"detached:1:13>main:6:13", 1, 8, 8, 8, 64},
+                 {"over_aligned:1:13>main:8:13", 1, 32, 32, 32, 256},
+                 {"large:1:13>main:10:13", 1, 8192, 8192, 8192, 65536},
+                 {"mapped:1:13>main:12:13", 1, 524288, 524288, 524288, 4194304},
+                 {"inline_header:1:13", 1, 12, 12, 12, 96}},
+                "libc_blocks");
+}
+
 TEST(Default, StackDepthOption) {
   const Binaries& b = build("deep", "deep.c");
   for (int depth : {30, 5}) {
