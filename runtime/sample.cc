@@ -275,8 +275,9 @@ uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
   if (mremap(reinterpret_cast<void*>(base), old_bytes, old_bytes,
              MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
              reinterpret_cast<void*>(moved)) == MAP_FAILED) {
+    // The kernel may have unmapped the destination before failing (ENOMEM past the map
+    // count), so that block is never used again: moves stop here, and blocks are copied.
     g_no_page_moves.store(true, std::memory_order_relaxed);
-    give_big(moved, rounded * kPage);
     return 0;
   }
   reinterpret_cast<BigBlock*>(moved)->bytes = rounded * kPage;
