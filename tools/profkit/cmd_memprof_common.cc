@@ -136,6 +136,11 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
 
 int write_output_streamed(const std::string& output,
                           const std::function<void(const std::function<void(std::string_view)>&)>& produce) {
+  const bool to_stdout = is_stdout_path(output);
+  if (to_stdout && std::fflush(stdout) != 0) {  // what stdio holds goes first
+    report_error("cannot write to standard output");
+    return 1;
+  }
   auto out = OutputFile::create(output);
   if (!out) {
     report_error(output, out.error());
@@ -148,35 +153,16 @@ int write_output_streamed(const std::string& output,
   });
   if (!failed)
     if (auto c = out->commit(); !c) failed = c.error();
-  if (failed) {
-    report_error(is_stdout_path(output) ? std::string("standard output") : output, *failed);
-    return 1;
-  }
-  return 0;
+  if (!failed) return 0;
+  if (to_stdout)
+    report_error("cannot write to standard output");
+  else
+    report_error(output, *failed);
+  return 1;
 }
 
 int write_output(const std::string& output, const std::string& text) {
-  if (output.empty() || is_stdout_path(output)) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-      report_error("cannot write to standard output");
-      return 1;
-    }
-    return 0;
-  }
-  auto out = OutputFile::create(output);
-  if (!out) {
-    report_error(output, out.error());
-    return 1;
-  }
-  if (auto w = out->write(text); !w) {
-    report_error(output, w.error());
-    return 1;
-  }
-  if (auto c = out->commit(); !c) {
-    report_error(output, c.error());
-    return 1;
-  }
-  return 0;
+  return write_output_streamed(output, [&](const auto& emit) { emit(text); });
 }
 
 namespace {
