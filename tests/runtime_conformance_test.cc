@@ -299,6 +299,27 @@ TEST(Default, LargeReallocAndCallocTouchNoPagesTheProgramDoesNot) {
                 "realloc_large sampled");
 }
 
+TEST(Default, FreeingALargeBlockReadsOnlyTheShadowItsAccessesWrote) {
+  // A 64 MiB block with six bytes accessed, freed: its counters are summed only on the
+  // shadow pages those writes made, and the sum is still exact, in both shadow layouts.
+  const Binaries& b = build("big_free", "big_free.c");
+  for (const std::string options : {"", "histogram=1"}) {
+    const std::string dir = profkit::test::work_dir("raw");
+    const std::string prefix = options.empty() ? "big_free.raw" : "big_free_histogram.raw";
+    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + prefix +
+                                                      (options.empty() ? "" : ":" + options)) +
+                       " " + sh_quote(b.ours));
+    ASSERT_EQ(r.status, 0) << r.err;
+    long faults = -1;
+    std::istringstream(r.out) >> faults;
+    EXPECT_TRUE(faults >= 0 && faults < 64) << faults << " page faults freeing a 64 MiB block " << options;
+    const auto files = files_with_prefix(dir, prefix + ".");
+    ASSERT_EQ(files.size(), 1u);
+    expect_counts(show(b.ours, files[0]), {{"main:3:24", 2, 22, 11, 11, 2 * (uint64_t{64} << 20)}},
+                  "big_free " + options);
+  }
+}
+
 TEST(Default, SharedLibraryAndLibcStringAccesses) {
   expect_counts(profile_one(shlib(), true, "shlib.default", ""),
                 {{"via_lib:1:13>main:1:36", 5, 10, 2, 2, 520}}, "shlib");
