@@ -4,6 +4,7 @@
 // (docs/runtime.md explains the choice). With sample_interval, only sampled blocks do; the
 // others are glibc's own, without a header (sample.h).
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -658,10 +659,32 @@ void* memalign(size_t alignment, size_t size) noexcept {
 void* __libc_memalign(size_t alignment, size_t size) noexcept {
   return allocate(size, round_alignment(alignment), false, PROFKIT_CALLER);
 }
+namespace {
+// glibc before 2.38 takes any alignment in aligned_alloc, as memalign does; 2.38 and later
+// fail with EINVAL when it is not a power of two. The program gets what its libc gives.
+bool libc_rejects_odd_alignment() {
+  static std::atomic<int> known{0};  // 0: not yet asked, 1: accepts, 2: rejects
+  int k = known.load(std::memory_order_relaxed);
+  if (k == 0) {
+    unsigned major = 0, minor = 0;
+    const char* v = gnu_get_libc_version();
+    while (*v >= '0' && *v <= '9') major = major * 10 + static_cast<unsigned>(*v++ - '0');
+    if (*v == '.') ++v;
+    while (*v >= '0' && *v <= '9') minor = minor * 10 + static_cast<unsigned>(*v++ - '0');
+    k = major > 2 || (major == 2 && minor >= 38) ? 2 : 1;
+    known.store(k, std::memory_order_relaxed);
+  }
+  return k == 2;
+}
+}  // namespace
+
 void* aligned_alloc(size_t alignment, size_t size) noexcept {
   if (!is_power_of_two(alignment)) {
-    errno = EINVAL;
-    return nullptr;
+    if (libc_rejects_odd_alignment()) {
+      errno = EINVAL;
+      return nullptr;
+    }
+    alignment = round_alignment(alignment);
   }
   return allocate(size, alignment, false, PROFKIT_CALLER);
 }

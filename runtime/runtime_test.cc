@@ -1,6 +1,8 @@
 // Unit tests of the runtime's own pieces: the small-block heap, the MIB table and the stack
 // depot. Linked with the static runtime, which then serves this test's own allocations too
 // (so GoogleTest itself runs on it); not built with sanitizers, whose allocator it replaces.
+#include <dlfcn.h>
+#include <errno.h>
 #include <gtest/gtest.h>
 
 #include <time.h>
@@ -550,3 +552,31 @@ TEST(FoldCycles, ResultHoldsEachAddressOnceAndKeepsBothEnds) {
 
 }  // namespace
 }  // namespace profkit::rt
+
+// The program gets from aligned_alloc what its libc would give it: glibc before 2.38 rounds
+// an alignment that is not a power of two up (as memalign does), later ones fail.
+TEST(AlignedAlloc, AnOddAlignmentGetsWhatTheLibcUnderneathGives) {
+  using AlignedAlloc = void* (*)(size_t, size_t);
+  using Free = void (*)(void*);
+  const auto libc_aligned_alloc = reinterpret_cast<AlignedAlloc>(dlsym(RTLD_NEXT, "aligned_alloc"));
+  const auto libc_free = reinterpret_cast<Free>(dlsym(RTLD_NEXT, "free"));
+  ASSERT_NE(libc_aligned_alloc, nullptr);
+  ASSERT_NE(libc_free, nullptr);
+  for (size_t alignment : {3, 24, 48, 96, 1000}) {
+    volatile size_t odd = alignment;  // seen by no compiler as a constant
+    errno = 0;
+    void* theirs = libc_aligned_alloc(odd, 100);
+    const int their_errno = errno;
+    errno = 0;
+    void* ours = aligned_alloc(odd, 100);
+    EXPECT_EQ(ours == nullptr, theirs == nullptr) << alignment;
+    if (ours == nullptr) {
+      EXPECT_EQ(errno, their_errno) << alignment;
+    }
+    size_t power = 1;
+    while (power < alignment) power <<= 1;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(ours) % power, 0u) << alignment;
+    free(ours);
+    libc_free(theirs);
+  }
+}
