@@ -96,7 +96,12 @@ class Cluster:
         self.wait_for_workers(workers)
 
     def _start(self, cmd, name):
-        env = {**os.environ, "PATH": os.path.join(BUILD, "bin") + ":" + os.environ["PATH"]}
+        # The processes' temporary files live in the cluster's directory, so those of a
+        # worker the tests kill outright go with WORK instead of staying in /tmp.
+        tmp = os.path.join(self.dir, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+        env = {**os.environ, "PATH": os.path.join(BUILD, "bin") + ":" + os.environ["PATH"],
+               "TMPDIR": tmp}
         with open(os.path.join(self.dir, name + ".log"), "w") as log:
             p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, env=env, cwd=self.dir,
