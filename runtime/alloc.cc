@@ -172,7 +172,8 @@ inline void live_alloc(ThreadState* state, uint32_t id, uint64_t size) {
 // The same block ended, freed by `state` (its lock held). The first free after the heap
 // passed the snapshot level takes the snapshot, before this block leaves.
 inline void live_free(ThreadState* state, uint32_t id, uint64_t size) {
-  if (PROFKIT_RT_UNLIKELY(g_peak_watch.pending.load(std::memory_order_relaxed))) peak_snapshot();
+  if (PROFKIT_RT_UNLIKELY(g_peak_watch.pending.load(std::memory_order_relaxed)))
+    peak_snapshot(state->live_unpublished);
   int64_t bytes, blocks;
   live_weight(size, &bytes, &blocks);
   if (LiveCell* cell = live_cell(state, state->live, id)) live_change(cell, -bytes, -blocks);

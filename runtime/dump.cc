@@ -948,5 +948,6 @@ void __memprof_print_accumulated_stats(void) {
   live = allocs > frees ? allocs - frees : 0;  // each block counts at its allocating and its freeing thread
   LineWriter().str("profkit-memprof: ").num(allocs).str(" tracked allocations, ").num(frees)
       .str(" frees, ").num(live).str(" live, ").num(depot_size() - 1).str(" stacks, ")
-      .num(threads).str(" thread states").flush_to(2);
+      .num(threads).str(" thread states, ").num(peak_snapshots()).str(" peak snapshots")
+      .flush_to(2);
 }

@@ -39,7 +39,9 @@ extern PeakWatch g_peak_watch;
 LiveCell* live_chunk_slow(ThreadState* state, uint32_t id);
 void live_publish(ThreadState* state);
 void peak_rising();
-void peak_snapshot();
+// Takes the pending snapshot; `own_unpublished`: the calling state's unpublished change.
+void peak_snapshot(int64_t own_unpublished);
+uint64_t peak_snapshots();  // how many were taken (for atexit=1)
 
 inline LiveCell* live_cell(ThreadState* state, LiveCell** chunks, uint32_t id) {
   LiveCell* chunk = __atomic_load_n(&chunks[id >> kLiveChunkBits], __ATOMIC_RELAXED);

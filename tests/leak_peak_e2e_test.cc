@@ -174,6 +174,29 @@ TEST(LeakPeak, TwoThreadsPeakIsY) {
   EXPECT_LE(other, 4096u);
 }
 
+// Blocks allocated by one thread and freed by eight others, the heap flat at a few tens of
+// KiB: the shared total the level test reads runs ahead of the heap by the workers'
+// unpublished frees, and a level set from the exact snapshot alone was passed again at
+// once (a snapshot per free: ~200,000). Snapshots are bounded by the levels the heap can
+// rise through: about 64 + 64 ln(peak / 1 MiB), plus a few per thread for the view's drift.
+TEST(LeakPeak, HandedOffBlocksTakeFewSnapshots) {
+  const Build& b = build();
+  const std::string src = sh_quote(source_path("tests/programs/runtime/peak_handoff.c"));
+  const std::string binary = b.dir + "/peak_handoff.ours";
+  run_ok("clang-22 " + std::string(kFlags) + " -fmemory-profile -c " + src + " -o " + binary + ".o");
+  run_ok("clang-22 " + binary + ".o -o " + binary + " " + runtime_dir() +
+         "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir() + " -lpthread");
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("atexit=1:log_path=" + b.dir + "/handoff.raw") +
+                     " " + sh_quote(binary));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t at = r.err.find(" peak snapshots");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const size_t from = r.err.rfind(' ', at - 1);
+  const uint64_t snapshots = std::stoull(r.err.substr(from + 1, at - from - 1));
+  EXPECT_LE(snapshots, 200u) << r.err;
+  EXPECT_GE(snapshots, 1u) << r.err;
+}
+
 TEST(LeakPeak, DhatFieldsAtPeakAndAtExit) {
   const Build& b = build();
   const std::string raw = profile_of(b.instrumented, "dhat", "");
