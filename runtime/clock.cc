@@ -98,9 +98,4 @@ uint32_t now_ms() {
   return static_cast<uint32_t>(static_cast<int>(ns / 1'000'000));
 }
 
-uint32_t current_cpu() {
-  const int cpu = sched_getcpu();
-  return static_cast<uint32_t>(cpu);
-}
-
 }  // namespace profkit::rt
