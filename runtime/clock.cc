@@ -3,7 +3,10 @@
 // milliseconds: llvm_compat, coarse_clock=0); and the current CPU.
 #include "runtime/clock.h"
 
+#include <elf.h>
+#include <link.h>
 #include <sched.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 #include <cpuid.h>
@@ -26,6 +29,13 @@ constexpr int64_t kCalibrationNs = 10'000'000;  // shortest span a rate is measu
 // "Timestamps"). Used when its tick is at most kCoarseMaxNs.
 constexpr long kCoarseMaxNs = 4'000'000;
 bool g_coarse = false;
+// What reads the coarse clock: the vDSO's own function when it can be found, else libc's
+// clock_gettime, which calls the same function through the PLT and a wrapper that loads
+// the pointer from the loader's data: 11.7-13.0 ns per call against 8.7-9.2 ns for the
+// direct call on this VM (20 million calls each, load 8), and every allocation and free
+// makes one.
+using ClockRead = int (*)(clockid_t, timespec*);
+ClockRead g_coarse_read = clock_gettime;
 bool g_tsc_ok = false;
 uint64_t g_tsc_origin = 0;
 int64_t g_ns_origin = 0;
@@ -64,9 +74,55 @@ PROFKIT_RT_NOINLINE int64_t now_ns_slow() {
   }
   return ns;
 }
+// The vDSO's __vdso_clock_gettime, from its dynamic symbol table (the kernel maps the
+// vDSO as a small ELF object whose address the auxiliary vector gives); nullptr where
+// there is no vDSO or no DT_HASH table to bound the symbol table by.
+ClockRead find_vdso_clock_gettime() {
+  const auto base = static_cast<uintptr_t>(getauxval(AT_SYSINFO_EHDR));
+  if (base == 0) return nullptr;
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
+  const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(base + eh->e_phoff);
+  uintptr_t bias = 0;
+  bool loaded = false;
+  const ElfW(Phdr)* dynamic = nullptr;
+  for (unsigned i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type == PT_LOAD && !loaded) {
+      bias = base + ph[i].p_offset - ph[i].p_vaddr;
+      loaded = true;
+    }
+    if (ph[i].p_type == PT_DYNAMIC) dynamic = &ph[i];
+  }
+  if (!loaded || dynamic == nullptr) return nullptr;
+  const ElfW(Sym)* symbols = nullptr;
+  const char* strings = nullptr;
+  const uint32_t* hash = nullptr;
+  for (const auto* d = reinterpret_cast<const ElfW(Dyn)*>(bias + dynamic->p_vaddr); d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB) symbols = reinterpret_cast<const ElfW(Sym)*>(bias + d->d_un.d_ptr);
+    if (d->d_tag == DT_STRTAB) strings = reinterpret_cast<const char*>(bias + d->d_un.d_ptr);
+    if (d->d_tag == DT_HASH) hash = reinterpret_cast<const uint32_t*>(bias + d->d_un.d_ptr);
+  }
+  if (symbols == nullptr || strings == nullptr || hash == nullptr) return nullptr;
+  static constexpr char kName[] = "__vdso_clock_gettime";
+  for (uint32_t i = 0; i < hash[1]; ++i) {  // hash[1]: the number of symbols
+    const ElfW(Sym)& sym = symbols[i];
+    if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
+    const char* name = strings + sym.st_name;
+    size_t k = 0;
+    while (kName[k] != '\0' && name[k] == kName[k]) ++k;
+    if (kName[k] == '\0' && name[k] == '\0') return reinterpret_cast<ClockRead>(bias + sym.st_value);
+  }
+  return nullptr;
+}
 }  // namespace
 
 void init_clock(const timespec& origin, bool coarse) {
+  // The vDSO's function is used only if it answers as libc's does.
+  if (ClockRead direct = find_vdso_clock_gettime()) {
+    timespec a{}, b{};
+    if (clock_gettime(CLOCK_REALTIME_COARSE, &a) == 0 && direct(CLOCK_REALTIME_COARSE, &b) == 0 &&
+        b.tv_sec >= a.tv_sec && b.tv_sec - a.tv_sec <= 1)
+      g_coarse_read = direct;
+  }
   timespec res{};
   g_coarse = coarse && clock_getres(CLOCK_REALTIME_COARSE, &res) == 0 && res.tv_sec == 0 &&
              res.tv_nsec <= kCoarseMaxNs;
@@ -82,7 +138,7 @@ bool clock_is_coarse() { return g_coarse; }
 uint32_t now_ms() {
   if (PROFKIT_RT_LIKELY(g_coarse)) {
     timespec t{};
-    clock_gettime(CLOCK_REALTIME_COARSE, &t);
+    g_coarse_read(CLOCK_REALTIME_COARSE, &t);
     // Up to a tick behind CLOCK_REALTIME, so just after start-up it may lie before the
     // origin's second: 0 then, not a wrapped value.
     const int64_t ms = (t.tv_sec - g.time_origin_sec) * 1000 + t.tv_nsec / 1'000'000;
@@ -96,11 +152,6 @@ uint32_t now_ms() {
   else
     ns = now_ns_slow();
   return static_cast<uint32_t>(static_cast<int>(ns / 1'000'000));
-}
-
-uint32_t current_cpu() {
-  const int cpu = sched_getcpu();
-  return static_cast<uint32_t>(cpu);
 }
 
 }  // namespace profkit::rt

@@ -38,8 +38,8 @@ namespace profkit::rt {
 
 constinit Globals g;
 char** g_start_envp = nullptr;  // constant-initialized: malloc may run before any constructor
-namespace {
 std::atomic<bool> g_dump_pending{false};
+namespace {
 
 // getenv without libc: .preinit_array functions run before libc has set `environ`, so the
 // environment passed to them (glibc passes argc, argv, envp) is used until it has.
@@ -331,13 +331,11 @@ bool ensure_init() {
   return true;
 }
 
-RuntimeScope::~RuntimeScope() {
-  if (--tls_in_runtime == 0 && PROFKIT_RT_UNLIKELY(g_dump_pending.load(std::memory_order_relaxed))) {
-    g_dump_pending.store(false, std::memory_order_relaxed);
-    const int sig = g_pending_default.exchange(0, std::memory_order_relaxed);
-    dump_profile(sig != 0 ? DumpReason::kProcessEnd : DumpReason::kRequest);
-    if (sig != 0) take_default_action(sig);
-  }
+void run_pending_dump() {
+  g_dump_pending.store(false, std::memory_order_relaxed);
+  const int sig = g_pending_default.exchange(0, std::memory_order_relaxed);
+  dump_profile(sig != 0 ? DumpReason::kProcessEnd : DumpReason::kRequest);
+  if (sig != 0) take_default_action(sig);
 }
 
 }  // namespace profkit::rt

@@ -99,6 +99,27 @@ TEST(Clock, TimestampsFollowTheExactClockAndAreNeverAhead) {
   EXPECT_LT(lag_max, 50);
 }
 
+// current_cpu reads the kernel's rseq field inline where glibc registered it: pinned to
+// each CPU it may run on, the thread reads that CPU, as sched_getcpu does.
+TEST(Clock, CurrentCpuIsTheCpuTheThreadRunsOn) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  std::thread([&allowed] {
+    int checked = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && checked < 8; ++cpu) {
+      if (!CPU_ISSET(cpu, &allowed)) continue;
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+      EXPECT_EQ(current_cpu(), static_cast<uint32_t>(cpu));
+      EXPECT_EQ(sched_getcpu(), cpu);
+      ++checked;
+    }
+    EXPECT_GT(checked, 0);
+  }).join();
+}
+
 struct LockedState {
   ThreadState* state;
   LockedState() : state(current_thread_state()) { state->lock.lock(); }
