@@ -57,11 +57,13 @@ uintptr_t g_node_base = 0;
 std::atomic<size_t> g_node_used{0};
 
 // Reserves `bytes` aligned to a huge page and backed by huge pages where the kernel can,
-// except the first `small` bytes (a multiple of kHugePage).
+// except the first `small` bytes (a multiple of kHugePage), which are kept on small pages
+// even where the kernel gives huge pages unasked (transparent_hugepage=always).
 uintptr_t reserve_huge(size_t bytes, size_t small) {
   auto* p = static_cast<char*>(os_map_noreserve(bytes + kHugePage));
   if (p == nullptr) return 0;
   const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
+  if (small != 0) madvise(reinterpret_cast<void*>(aligned), small, MADV_NOHUGEPAGE);
   madvise(reinterpret_cast<void*>(aligned + small), bytes - small, MADV_HUGEPAGE);
   return aligned;
 }
@@ -237,16 +239,20 @@ PROFKIT_RT_NOINLINE uint32_t fold_and_cut(int mode, uintptr_t* pcs, uint32_t n, 
 }  // namespace
 
 bool depot_init() {
-  // A sampled profile has a few stacks per sample point (tree: ~80 points, 20 KB of
-  // nodes): the kernel zeroing a whole huge page at the first one cost more than the
-  // small-page faults of the first 2 MiB, a fixed ~0.1 ms per run (docs/runtime.md).
-  g_node_base = reserve_huge(kNodeSpace, g_sampling ? kHugePage : 0);
+  // The first 2 MiB of nodes are on small pages: most programs, and every sampled
+  // profile, have a few thousand stacks at most (tree sampled: ~80 points, 20 KB of
+  // nodes), and the kernel zeroing a whole huge page at the first stack cost more than
+  // the small-page faults: ~0.1 ms of a sampled run, and 0.3 ms (8% of its CPU) of a
+  // process that allocates a few blocks and exits under the full profile, which every
+  // program a shell script or a build starts under `profkit run` is (docs/runtime.md).
+  g_node_base = reserve_huge(kNodeSpace, kHugePage);
   // Chains stay on small pages: a program with a handful of stacks would otherwise hold
   // a huge page per chain it touches (measured: no speed gain on 262 144 stacks).
   const uint32_t bits = g_sampling ? kSampledBucketBits : kBucketBits;
   g_bucket_mask = (uint64_t{1} << bits) - 1;
-  g_buckets = static_cast<std::atomic<DepotNode*>*>(
-      os_map_noreserve(sizeof(std::atomic<DepotNode*>) << bits));
+  const size_t bucket_bytes = sizeof(std::atomic<DepotNode*>) << bits;
+  g_buckets = static_cast<std::atomic<DepotNode*>*>(os_map_noreserve(bucket_bytes));
+  if (g_buckets != nullptr) madvise(g_buckets, bucket_bytes, MADV_NOHUGEPAGE);
   return g_buckets != nullptr;
 }
 
