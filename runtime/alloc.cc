@@ -213,13 +213,13 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   RuntimeScope scope;
   ThreadState* state = current_thread_state();
   if (state == nullptr) return nullptr;
-  uint32_t cls = heap_class_for(size, !g_sampling);
+  uint32_t cls = heap_class_for(size, !g_sampling && g_heap_layout.first_detached < kHeapAllClasses);
   const uint32_t context_id = capture_stack(caller_return, caller_frame);
   const uint32_t cpu = current_cpu();
   const uint32_t timestamp = now_ms();
   state->lock.lock();
   ChunkHeader* header = heap_take(state, cls);
-  if (PROFKIT_RT_UNLIKELY(header == nullptr) && cls >= kHeapClasses) {
+  if (PROFKIT_RT_UNLIKELY(header == nullptr) && heap_detached_class(cls)) {
     cls = heap_class_of(size + sizeof(ChunkHeader));  // no detached region (ulimit -v)
     header = heap_take(state, cls);
   }
@@ -267,7 +267,9 @@ PROFKIT_RT_NOINLINE void track(ChunkHeader* header, uintptr_t user, uintptr_t ca
 }
 
 inline bool small_block_fits(uint64_t size, uintptr_t alignment) {
-  return alignment <= kChunkAlignment && size <= kHeapMaxStride - sizeof(ChunkHeader);
+  // The first test decides malloc's (alignment 0) at compile time.
+  return (alignment <= 16 || alignment <= g_heap_layout.min_alignment) &&
+         size <= kHeapMaxStride - sizeof(ChunkHeader);
 }
 
 // A block of glibc's own, no header: what an unsampled allocation gets.
@@ -324,7 +326,7 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
       PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed))) {
     if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
   }
-  if (alignment < kChunkAlignment) alignment = kChunkAlignment;
+  if (alignment < g_heap_layout.min_alignment) alignment = g_heap_layout.min_alignment;
   // glibc returns 16-byte aligned blocks, so the aligned user pointer with its header in
   // front needs at most header + alignment - 16 extra bytes.
   const uint64_t extra = sizeof(ChunkHeader) + alignment - 16;
@@ -343,7 +345,7 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
   return reinterpret_cast<void*>(user);
 }
 
-// `alignment` 0: malloc's (16 bytes from glibc, 64 from the runtime). With sampling on, an
+// `alignment` 0: malloc's (16 bytes from glibc, g_heap_layout.min_alignment from the runtime). With sampling on, an
 // unsampled block costs a subtraction (the countdown is 0 without sampling, so the full
 // profile always takes the slow path).
 PROFKIT_RT_ALWAYS_INLINE inline void* allocate(uint64_t size, uintptr_t alignment, bool zero,
@@ -536,8 +538,8 @@ namespace {
 // grown by an eighth at a time to 16 MiB cost 2.5 ms a step that way). To the profile it is
 // still a free and a new allocation: the old block's MIB is recorded before it moves.
 // - Full profile: glibc's realloc of the whole block, header included (in place, or its
-//   pages moved by mremap); only the data moves if the user pointer would lose its 64-byte
-//   alignment.
+//   pages moved by mremap); only the data moves if the user pointer would lose its alignment
+//   (g_heap_layout.min_alignment).
 // - Sampling: the block stays in the sample range, resized in place or its pages moved
 //   (sample_big_resize), and is tracked if the sampler takes its new size. Copying there
 //   made every step a copy, since a big block is nearly always sampled (a buffer grown to
@@ -569,9 +571,10 @@ void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
       if (moved == 0) return q;  // an unsampled glibc block
     }
   } else {
-    // Room for the data at its old offset, and for the header and a 64-byte aligned user
-    // pointer at the new one (as allocate_slow asks).
-    const uint64_t extra = sizeof(ChunkHeader) + kChunkAlignment - 16;
+    // Room for the data at its old offset, and for the header and an aligned user pointer
+    // at the new one (as allocate_slow asks).
+    const uintptr_t align = g_heap_layout.min_alignment;
+    const uint64_t extra = sizeof(ChunkHeader) + align - 16;
     char* raw = static_cast<char*>(
         __libc_realloc(reinterpret_cast<void*>(user - offset), (offset > extra ? offset : extra) + size));
     if (PROFKIT_RT_UNLIKELY(raw == nullptr)) {
@@ -581,7 +584,7 @@ void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
       return allocation_failed();
     }
     const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
-    moved = (base + sizeof(ChunkHeader) + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
+    moved = (base + sizeof(ChunkHeader) + align - 1) & ~(align - 1);
     if (moved != base + offset) {
       RuntimeScope scope;  // not the program's access
       __builtin_memmove(reinterpret_cast<void*>(moved), raw + offset, kept);

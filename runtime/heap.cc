@@ -3,10 +3,11 @@
 // blocks freed by other threads, which those threads fill a batch at a time. docs/runtime.md
 // ("Allocator underneath") says why.
 //
-// Slot layout: a span starts 64-byte aligned; slot i's 32-byte header sits at
-// span + 32 + i * stride and its user memory at span + 64 + i * stride, so every user
-// pointer is 64-byte aligned and a block's last shadow granule is shared only with the next
-// block's header, which instrumented code never touches.
+// Slot layout (heap.h, HeapLayout): a span starts page aligned. Granular: slot i's 32-byte
+// header sits at span + 32 + i * stride and its user memory at span + 64 + i * stride, so
+// every user pointer is 64-byte aligned and a block's last shadow granule is shared only
+// with the next block's header, which instrumented code never touches. Dense: the header
+// at span + i * stride, the user memory right after it (16-byte aligned).
 #include <sys/mman.h>
 
 #include "runtime/arena.h"
@@ -40,19 +41,19 @@ SpanInfo* g_spans = nullptr;
 std::atomic<size_t> g_span_count{0};
 
 inline size_t span_bytes(uint32_t cls) {
-  return cls >= kHeapClasses ? kDetachedSpan : heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10;
+  return heap_detached_class(cls) ? kDetachedSpan : heap_stride(cls) <= 1024 ? 64 << 10 : 512 << 10;
 }
 // The header of a span's first slot (the layout above, or a detached span's header array).
 inline uintptr_t first_slot(uintptr_t span, uint32_t cls) {
-  return cls >= kHeapClasses ? span + kDetachedHeaders : span + kChunkAlignment - sizeof(ChunkHeader);
+  return heap_detached_class(cls) ? span + kDetachedHeaders : span + g_heap_layout.first_header;
 }
 // From one header to the next: a slot, or a detached span's next header.
 inline uint64_t header_step(uint32_t cls) {
-  return cls >= kHeapClasses ? sizeof(ChunkHeader) : heap_stride(cls);
+  return heap_detached_class(cls) ? sizeof(ChunkHeader) : heap_stride(cls);
 }
 // The end of a span's headers (inline classes: of its carvable slots).
 inline uintptr_t headers_end(uintptr_t span, uint32_t cls) {
-  if (cls < kHeapClasses) return span + span_bytes(cls);
+  if (!heap_detached_class(cls)) return span + span_bytes(cls);
   return span + kDetachedHeaders + reinterpret_cast<const DetachedSpan*>(span)->count * sizeof(ChunkHeader);
 }
 
@@ -127,7 +128,7 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
     g_span_lock.unlock();
     return 0;
   }
-  if (cls >= kHeapClasses) {
+  if (heap_detached_class(cls)) {
     const uintptr_t span = new_detached_span(cls);
     if (span != 0) {
       g_spans[count] = SpanInfo{span, cls, owner};
@@ -156,6 +157,7 @@ uintptr_t new_span(uint32_t cls, uint32_t owner) {
 
 }  // namespace
 
+constinit HeapLayout g_heap_layout = kGranularLayout;
 std::atomic<uintptr_t> g_detached_begin{0};
 std::atomic<uintptr_t> g_detached_size{0};
 std::atomic<uint8_t*> g_heap_map{nullptr};
@@ -247,7 +249,7 @@ void heap_record_live(MibTable* table, uint32_t dealloc_ts, uint32_t dealloc_cpu
   for (size_t i = 0; i < count && found < at_most; ++i) {
     const SpanInfo& span = g_spans[i];
     const uint64_t step = header_step(span.cls);
-    const uint64_t capacity = span.cls >= kHeapClasses ? heap_stride(span.cls) : step - sizeof(ChunkHeader);
+    const uint64_t capacity = heap_detached_class(span.cls) ? heap_stride(span.cls) : step - sizeof(ChunkHeader);
     const HeapClass& c = thread_state_at(span.owner)->heap[span.cls];
     const uintptr_t end = headers_end(span.base, span.cls);
     // The owner's current span is carved only up to its bump pointer.

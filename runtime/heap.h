@@ -12,34 +12,99 @@ struct ThreadState;
 struct MibTable;
 struct ChunkHeader;
 
-// Size classes by slot stride (header + user bytes): 64..1024 in steps of 64, then four
-// steps per doubling up to 32 KiB. Larger or over-aligned blocks go to glibc.
+// Size classes by slot stride (header + user bytes). Larger or over-aligned blocks go to
+// glibc. The strides up to 1 KiB depend on the run's layout (HeapLayout below); above it
+// they are the same in both: four steps per doubling up to 32 KiB (classes 16..35).
 inline constexpr uint32_t kHeapClasses = 36;
 inline constexpr uint64_t kHeapMaxStride = 32768;
-// Detached classes kHeapClasses.. : strides 64..1024 of user bytes only, for blocks whose
-// header does not fit in the slack of their last 64-byte granule (sizes 33-64, 97-128, ...,
-// a multiple of 64 or up to 31 bytes below one). In front of the user pointer, as in the
-// classes above, the header would cost a whole granule more: a 56-byte block took a
-// 128-byte slot (a Lua table), now 64 bytes plus a 32-byte header in an array at the start
-// of its span. Detached spans are kDetachedSpan bytes, aligned to that, in a region of their
-// own, so a user pointer finds its header by its address alone (header_of).
+// Detached classes kHeapClasses.. (granular layout only): strides 64..1024 of user bytes
+// only, for blocks whose header does not fit in the slack of their last 64-byte granule
+// (sizes 33-64, 97-128, ..., a multiple of 64 or up to 31 bytes below one). In front of
+// the user pointer, as in the classes above, the header would cost a whole granule more: a
+// 56-byte block took a 128-byte slot (a Lua table), now 64 bytes plus a 32-byte header in
+// an array at the start of its span. Detached spans are kDetachedSpan bytes, aligned to
+// that, in a region of their own, so a user pointer finds its header by its address alone
+// (header_of).
 inline constexpr uint32_t kHeapDetachedClasses = 16;
 inline constexpr uint32_t kHeapAllClasses = kHeapClasses + kHeapDetachedClasses;
 inline constexpr uint64_t kDetachedSpan = 64 << 10;
+inline constexpr uint64_t kGeometricStrideFrom = 1024;  // strides above: four per doubling
+inline constexpr uint32_t kDenseSmallClasses = 30;
 
-inline uint64_t heap_stride(uint32_t cls) {
-  if (cls < 16) return uint64_t{64} * (cls + 1);
-  if (cls >= kHeapClasses) return uint64_t{64} * (cls - kHeapClasses + 1);
+// Where small blocks sit, one layout for the whole run, chosen at start-up
+// (heap_layout_init) before anything is tracked.
+// - Granular (instrumented code, or histogram mode): user pointers 64-byte aligned, so no
+//   two live blocks share a shadow granule and every access count is exact. Strides
+//   64..1024 in steps of 64 (classes 0..15), the header in the slack of the previous
+//   slot's last granule, and the detached classes.
+// - Dense (allocation-only: nothing reads the shadow): user pointers 16-byte aligned, as
+//   glibc's, with the header right in front. Strides 48..256 in steps of 16, to 512 in
+//   steps of 32, to 1024 in steps of 64 (30 classes: 0..15, then 36..49 where the
+//   detached classes would be, so the thread state's arrays keep their size); no detached
+//   classes. A Lua closure (40-47 bytes) takes an 80-byte slot instead of 96.
+struct HeapLayout {
+  uint32_t stride[kHeapAllClasses];    // slot stride by class (0 for a class not in use)
+  uint8_t class_of[kGeometricStrideFrom / 16 + 1];  // (need + 15) / 16 -> smallest class
+  uint32_t first_detached;             // classes from here on are detached (kHeapAllClasses: none)
+  uint32_t first_header;               // span start -> first slot's header
+  uint32_t min_alignment;              // of every user pointer
+};
+
+constexpr uint64_t heap_geometric_stride(uint32_t cls) {
   const uint32_t p = 10 + (cls - 16) / 4;
   return (uint64_t{1} << p) + uint64_t{(cls - 16) % 4 + 1} * (uint64_t{1} << (p - 2));
 }
+constexpr HeapLayout make_heap_layout(bool dense) {
+  HeapLayout l{};
+  // Dense: 16 bytes more than the power-of-two multiples, so a slot's offset modulo 4 KiB
+  // moves from slot to slot and the same field of consecutive blocks (a page cache's
+  // headers) falls in different L1 sets; at 5 120 bytes (SQLite's 4 368-byte pages) it
+  // took 4 offsets.
+  for (uint32_t cls = 16; cls < kHeapClasses; ++cls)
+    l.stride[cls] = static_cast<uint32_t>(heap_geometric_stride(cls)) + (dense ? 16 : 0);
+  if (!dense) {
+    for (uint32_t cls = 0; cls < 16; ++cls) l.stride[cls] = 64 * (cls + 1);
+    for (uint32_t cls = kHeapClasses; cls < kHeapAllClasses; ++cls)
+      l.stride[cls] = 64 * (cls - kHeapClasses + 1);
+    l.first_detached = kHeapClasses;
+    l.first_header = 64 - 32;  // the user pointer at 64 (32 = sizeof(ChunkHeader))
+    l.min_alignment = 64;
+  } else {
+    uint32_t stride = 48;
+    for (uint32_t i = 0; i < kDenseSmallClasses; ++i) {
+      l.stride[i < 16 ? i : kHeapClasses + i - 16] = stride;
+      stride += stride < 256 ? 16 : stride < 512 ? 32 : 64;
+    }
+    l.first_detached = kHeapAllClasses;
+    l.first_header = 0;
+    l.min_alignment = 16;
+  }
+  for (uint32_t i = 0; i <= kGeometricStrideFrom / 16; ++i) {
+    uint32_t best = 0;
+    for (uint32_t cls = 0; cls < l.first_detached; ++cls)
+      if (l.stride[cls] != 0 && l.stride[cls] >= 16 * i && (l.stride[best] < 16 * i || l.stride[cls] < l.stride[best])) best = cls;
+    l.class_of[i] = static_cast<uint8_t>(best);
+  }
+  return l;
+}
+inline constexpr HeapLayout kGranularLayout = make_heap_layout(false);
+inline constexpr HeapLayout kDenseLayout = make_heap_layout(true);
+// The run's layout: granular until heap_layout_init says otherwise.
+PROFKIT_RT_HIDDEN extern HeapLayout g_heap_layout;
+// Chooses the layout (the runtime's start-up, before anything is tracked).
+inline void heap_layout_init(bool dense) { g_heap_layout = dense ? kDenseLayout : kGranularLayout; }
+
+inline uint64_t heap_stride(const HeapLayout& l, uint32_t cls) { return l.stride[cls]; }
+inline uint64_t heap_stride(uint32_t cls) { return heap_stride(g_heap_layout, cls); }
 // Class of a slot holding `need` bytes (header included), 0 < need <= kHeapMaxStride.
-inline uint32_t heap_class_of(uint64_t need) {
-  if (need <= 1024) return static_cast<uint32_t>((need + 63) / 64 - 1);
+inline uint32_t heap_class_of(const HeapLayout& l, uint64_t need) {
+  if (need <= kGeometricStrideFrom) return l.class_of[(need + 15) / 16];
   const uint64_t n = need - 1;
   const uint32_t p = 63 - static_cast<uint32_t>(__builtin_clzll(n));
   return 16 + 4 * (p - 10) + static_cast<uint32_t>((n >> (p - 2)) & 3);
 }
+inline uint32_t heap_class_of(uint64_t need) { return heap_class_of(g_heap_layout, need); }
+inline bool heap_detached_class(uint32_t cls) { return cls >= g_heap_layout.first_detached; }
 
 // One size class of one thread state. `free` is touched by the owner only (under its
 // lock); `remote` lives in a separate array so other threads' pushes do not share its
@@ -65,9 +130,10 @@ struct RemoteBatch {
 inline constexpr uint32_t kRemoteBatch = 32;
 inline constexpr uint32_t kRemoteBatchBytes = 8 << 10;
 
-// 32 bytes immediately before every user pointer. User pointers are 64-byte aligned, so
-// no two live blocks share a 64-byte shadow granule (the header of the next block may
-// share the last granule, but instrumented code never touches headers).
+// 32 bytes immediately before every user pointer (or, in a detached class, in its span's
+// header array). In the granular layout user pointers are 64-byte aligned, so no two live
+// blocks share a 64-byte shadow granule (the header of the next block may share the last
+// granule, but instrumented code never touches headers).
 struct ChunkHeader {
   uint64_t size;          // requested size
   uint32_t context_id;    // stack depot id; 0 = untracked
@@ -87,7 +153,7 @@ inline uint32_t header_cpu(uint32_t cpu, uint32_t generation) {
 inline bool own_block(const ChunkHeader* header, uint32_t generation) {
   return (header->cpu >> 16) == (generation & 0xffff);
 }
-inline constexpr uintptr_t kChunkAlignment = 64;
+inline constexpr uintptr_t kChunkAlignment = 64;  // the granular layout's (and sampled big blocks')
 inline constexpr uint32_t kSmallBlock = 1u << 31;  // ChunkHeader::origin: heap.cc block
 
 // heap.cc. A freed small block links to the next through its header's `size` field.
@@ -174,19 +240,23 @@ inline ChunkHeader* header_of(const void* p) {
 // The user pointer of a small block of class `cls` from its header.
 inline uintptr_t heap_user_of(const ChunkHeader* header, uint32_t cls) {
   const uintptr_t h = reinterpret_cast<uintptr_t>(header);
-  if (cls < kHeapClasses) return h + sizeof(ChunkHeader);
+  if (!heap_detached_class(cls)) return h + sizeof(ChunkHeader);
   const uintptr_t span = h & ~(kDetachedSpan - 1);
   const auto* d = reinterpret_cast<const DetachedSpan*>(span);
   return span + d->first + (h - span - kDetachedHeaders) / sizeof(ChunkHeader) * d->stride;
 }
 // The class of a small block of `size` user bytes (small_block_fits): the detached class of
 // its rounded size when that slot is smaller than the class with the header in front.
-// `detached` is false under sampling, whose small blocks must lie in the sample range.
-inline uint32_t heap_class_for(uint64_t size, bool detached) {
-  const uint32_t cls = heap_class_of(size + sizeof(ChunkHeader));
+// `detached` is false under sampling, whose small blocks must lie in the sample range, and
+// in the dense layout, which has no detached classes.
+inline uint32_t heap_class_for(const HeapLayout& l, uint64_t size, bool detached) {
+  const uint32_t cls = heap_class_of(l, size + sizeof(ChunkHeader));
   if (!detached || size > 1024) return cls;
   const uint64_t rounded = (size + 63) & ~uint64_t{63};
-  return rounded < heap_stride(cls) ? kHeapClasses + static_cast<uint32_t>(rounded / 64) - 1 : cls;
+  return rounded < heap_stride(l, cls) ? kHeapClasses + static_cast<uint32_t>(rounded / 64) - 1 : cls;
+}
+inline uint32_t heap_class_for(uint64_t size, bool detached) {
+  return heap_class_for(g_heap_layout, size, detached);
 }
 
 }  // namespace profkit::rt

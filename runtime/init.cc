@@ -16,6 +16,7 @@
 #include "runtime/clock.h"
 #include "runtime/dump.h"
 #include "runtime/globals.h"
+#include "runtime/heap.h"
 #include "runtime/line_writer.h"
 #include "runtime/sample.h"
 #include "runtime/stack_depot.h"
@@ -285,6 +286,10 @@ void do_init() {
   if (g.options.max_allocation_size_mb.value > 0)
     g.max_size = static_cast<uint64_t>(g.options.max_allocation_size_mb.value) << 20;
   reserve_shadow();
+  // Nothing reads the shadow unless code is instrumented or histograms are on: blocks can
+  // then sit as densely as glibc's (heap.h, HeapLayout). llvm_compat keeps compiler-rt's
+  // alignment.
+  heap_layout_init(!g.instrumented && !g.histogram && !g.compat);
   if (!depot_init())
     LineWriter().str("profkit-memprof: error: cannot reserve the stack depot; nothing is profiled")
         .flush_to(2);

@@ -27,16 +27,81 @@ namespace profkit::rt {
 namespace {
 
 TEST(HeapClasses, StridesGrowAndEveryNeedMapsToTheSmallestClassHoldingIt) {
+  const HeapLayout& l = kGranularLayout;
   uint64_t previous = 0;
   for (uint32_t cls = 0; cls < kHeapClasses; ++cls) {
-    const uint64_t stride = heap_stride(cls);
+    const uint64_t stride = heap_stride(l, cls);
     EXPECT_GT(stride, previous) << cls;
     EXPECT_EQ(stride % 64, 0u) << "user pointers stay 64-byte aligned, class " << cls;
-    EXPECT_EQ(heap_class_of(stride), cls);
-    EXPECT_EQ(heap_class_of(previous + 1), cls) << "one byte more than the class below";
+    EXPECT_EQ(heap_class_of(l, stride), cls);
+    EXPECT_EQ(heap_class_of(l, previous + 1), cls) << "one byte more than the class below";
     previous = stride;
   }
-  EXPECT_EQ(heap_stride(kHeapClasses - 1), kHeapMaxStride);
+  EXPECT_EQ(heap_stride(l, kHeapClasses - 1), kHeapMaxStride);
+}
+
+// The dense layout (allocation-only runs): strides in steps of 16 (glibc's) up to 256, at
+// most an eighth of the stride wasted above, no detached classes, and every need maps to
+// the smallest stride holding it.
+TEST(HeapClasses, DenseStridesAreFineAndEveryNeedMapsToTheSmallestClassHoldingIt) {
+  const HeapLayout& l = kDenseLayout;
+  EXPECT_EQ(l.first_detached, kHeapAllClasses);
+  EXPECT_EQ(l.min_alignment, 16u);
+  std::vector<uint64_t> strides;
+  for (uint32_t cls = 0; cls < kHeapAllClasses; ++cls)
+    if (heap_stride(l, cls) != 0) strides.push_back(heap_stride(l, cls));
+  EXPECT_EQ(strides.size(), kDenseSmallClasses + (kHeapClasses - 16));
+  std::sort(strides.begin(), strides.end());
+  EXPECT_EQ(strides.front(), 48u);
+  EXPECT_EQ(strides.back(), kHeapMaxStride + 16);
+  for (size_t i = 0; i < strides.size(); ++i) {
+    EXPECT_EQ(strides[i] % 16, 0u) << strides[i];
+    if (i == 0) continue;
+    EXPECT_GT(strides[i], strides[i - 1]);
+    if (strides[i] <= 256) {
+      EXPECT_EQ(strides[i], 48 + 16 * i);
+    } else {
+      EXPECT_LE(strides[i] - strides[i - 1], strides[i - 1] / 4 + 16);
+    }
+    // Above 1 KiB not a multiple of 64: consecutive slots start at moving offsets
+    // modulo 4 KiB, so one field of many blocks does not crowd a few L1 sets.
+    if (strides[i] > 1024) {
+      EXPECT_EQ(strides[i] % 64, 16u) << strides[i];
+    }
+  }
+  // Above 1 KiB the class is the granular layout's (four per doubling), its stride 16 bytes
+  // longer: the smallest holding the need but for those 16 bytes.
+  for (uint64_t need = sizeof(ChunkHeader) + 1; need <= kHeapMaxStride; ++need) {
+    const uint64_t pad = need > 1024 ? 16 : 0;
+    const uint64_t want =
+        *std::find_if(strides.begin(), strides.end(), [&](uint64_t s) { return s - (s > 1024 ? pad : 0) >= need; });
+    ASSERT_EQ(heap_stride(l, heap_class_of(l, need)), want) << need;
+    ASSERT_EQ(heap_class_for(l, need - sizeof(ChunkHeader), false), heap_class_of(l, need));
+  }
+}
+
+// A program without instrumented code gets the dense layout (nothing reads the shadow):
+// a 40-byte block (a Lua closure) costs 80 bytes, where the granular layout's detached
+// class takes 64 + 32. This binary is not instrumented; its second run
+// (profkit_runtime_tests_granular, histogram=1) is in the granular layout.
+TEST(Heap, AllocationOnlyProgramsGetTheDenseLayout) {
+  void* p = malloc(40);
+  asm volatile("" : "+r"(p));  // a real call, not one the compiler may elide with the free
+  ASSERT_NE(p, nullptr);
+  const ChunkHeader* h = header_of(p);
+  ASSERT_TRUE((h->origin & kSmallBlock) != 0);
+  const uint32_t cls = h->origin & ~kSmallBlock;
+  if (g.histogram) {
+    EXPECT_EQ(g_heap_layout.min_alignment, 64u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    EXPECT_EQ(heap_stride(cls), 64u);  // the detached class (user bytes only)
+  } else {
+    EXPECT_EQ(g_heap_layout.min_alignment, 16u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 16, 0u);
+    EXPECT_EQ(heap_stride(cls), 80u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(h) + sizeof(ChunkHeader), reinterpret_cast<uintptr_t>(p));
+  }
+  free(p);
 }
 
 // The owner's lock() is a plain store and load; lock_other() must still exclude it (the
@@ -154,7 +219,7 @@ TEST(Heap, BlocksAreDistinctAndTheirUserPointersAligned) {
   EXPECT_EQ(distinct.size(), static_cast<size_t>(kBlocks));
   EXPECT_EQ(distinct.count(nullptr), 0u);
   for (ChunkHeader* b : taken)
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(b + 1) % kChunkAlignment, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b + 1) % g_heap_layout.min_alignment, 0u);
   // Slots never overlap: sorted, neighbours are at least a stride apart.
   ChunkHeader* previous = nullptr;
   for (ChunkHeader* b : distinct) {
@@ -169,20 +234,21 @@ TEST(Heap, BlocksAreDistinctAndTheirUserPointersAligned) {
 }
 
 TEST(HeapClasses, DetachedClassesOnlyWhereTheyTakeLessMemory) {
+  const HeapLayout& l = kGranularLayout;
   for (uint64_t size = 1; size <= 2048; ++size) {
-    const uint32_t inline_cls = heap_class_of(size + sizeof(ChunkHeader));
-    const uint32_t cls = heap_class_for(size, true);
-    EXPECT_EQ(heap_class_for(size, false), inline_cls) << size;
+    const uint32_t inline_cls = heap_class_of(l, size + sizeof(ChunkHeader));
+    const uint32_t cls = heap_class_for(l, size, true);
+    EXPECT_EQ(heap_class_for(l, size, false), inline_cls) << size;
     if (cls < kHeapClasses) {
       EXPECT_EQ(cls, inline_cls) << size;
       // The header fits in the slack of the block's last granule, or the block is large.
-      EXPECT_TRUE(size > 1024 || (size + 63) / 64 * 64 == heap_stride(cls)) << size;
+      EXPECT_TRUE(size > 1024 || (size + 63) / 64 * 64 == heap_stride(l, cls)) << size;
       continue;
     }
     ASSERT_LT(cls, kHeapAllClasses) << size;
-    EXPECT_GE(heap_stride(cls), size) << size;
-    EXPECT_LT(heap_stride(cls) - size, 64u) << size;
-    EXPECT_LT(heap_stride(cls), heap_stride(inline_cls)) << size;
+    EXPECT_GE(heap_stride(l, cls), size) << size;
+    EXPECT_LT(heap_stride(l, cls) - size, 64u) << size;
+    EXPECT_LT(heap_stride(l, cls), heap_stride(l, inline_cls)) << size;
   }
 }
 
@@ -191,6 +257,7 @@ TEST(HeapClasses, DetachedClassesOnlyWhereTheyTakeLessMemory) {
 TEST(Heap, DetachedBlocksFindTheirHeaders) {
   constexpr int kBlocks = 1500;  // more than one span of 64-byte slots
   static ChunkHeader* taken[kBlocks];
+  if (g_heap_layout.first_detached != kHeapClasses) GTEST_SKIP() << "granular layout only";
   const uint32_t cls = heap_class_for(56, true);
   ASSERT_GE(cls, kHeapClasses);
   {
