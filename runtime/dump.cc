@@ -939,15 +939,32 @@ void __memprof_print_accumulated_stats(void) {
   using namespace profkit::rt;
   RuntimeScope scope;
   uint64_t allocs = 0, frees = 0, live = 0;
+  WalkStats w;
   const uint32_t threads = thread_state_count();
   for (uint32_t t = 0; t < threads; ++t) {
     ThreadState* state = thread_state_at(t);
     allocs += state->allocs;
     frees += state->frees;
+    const WalkStats& s = state->walk_stats;
+    w.captures += s.captures;
+    w.exact_hits += s.exact_hits;
+    w.exact_skipped += s.exact_skipped;
+    w.walks += s.walks;
+    w.whole_replays += s.whole_replays;
+    w.steps += s.steps;
+    w.frames += s.frames;
+    w.interned += s.interned;
+    w.guess_hits += s.guess_hits;
+    w.inserted += s.inserted;
   }
   live = allocs > frees ? allocs - frees : 0;  // each block counts at its allocating and its freeing thread
   LineWriter().str("profkit-memprof: ").num(allocs).str(" tracked allocations, ").num(frees)
       .str(" frees, ").num(live).str(" live, ").num(depot_size() - 1).str(" stacks, ")
       .num(threads).str(" thread states, ").num(peak_snapshots()).str(" peak snapshots")
       .flush_to(2);
+  LineWriter().str("profkit-memprof: stacks: ").num(w.captures).str(" walker captures, ")
+      .num(w.exact_hits).str(" exact-cache hits, ").num(w.exact_skipped).str(" not probed, ")
+      .num(w.walks).str(" walks (").num(w.whole_replays).str(" whole replays, ").num(w.frames)
+      .str(" frames, ").num(w.steps).str(" stepped), ").num(w.interned).str(" depot lookups (")
+      .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new)").flush_to(2);
 }

@@ -152,9 +152,11 @@ uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t h
                 const WalkShare& share) {
   if (PROFKIT_RT_UNLIKELY(g_buckets == nullptr)) return 0;
   if (hash == 0) hash = hash_pcs(pcs, n);
+  if (state != nullptr) ++state->walk_stats.interned;
   const bool sharing = share.prev_id != 0;
   DepotNode* const guess = state != nullptr ? static_cast<DepotNode*>(state->depot_guess) : nullptr;
   if (guess != nullptr && same_sharing(guess, hash, pcs, n, share)) {
+    ++state->walk_stats.guess_hits;
     set_guess(state, guess->successor.load(std::memory_order_acquire), n, sharing);
     return guess->id;
   }
@@ -196,6 +198,7 @@ uint32_t intern(ThreadState* state, const uintptr_t* pcs, uint32_t n, uint64_t h
   }
   if (fresh->id != 0) g_by_id[fresh->id].store(fresh, std::memory_order_release);
   if (state != nullptr) {
+    ++state->walk_stats.inserted;
     // Published (in its chain) before it becomes anyone's successor.
     if (state->depot_last != nullptr)
       static_cast<DepotNode*>(state->depot_last)->successor.store(fresh, std::memory_order_release);
@@ -332,13 +335,21 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       ThreadState* const state = tls_state;
-      if (const uint32_t id = exact_stack(state, caller_return, caller_frame, walk_depth)) return id;
+      WalkStats& stats = state->walk_stats;
+      ++stats.captures;
+      if (const uint32_t id = exact_stack(state, caller_return, caller_frame, walk_depth)) {
+        ++stats.exact_hits;
+        return id;
+      }
       WalkMemo* memo = nullptr;
       uint64_t hash = 0;
       WalkShare share;
+      ++stats.walks;
       n = walk_unwind_tables(state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
                              &share);
+      stats.frames += n;
       if (n != 0) {
+        stats.whole_replays += memo->context_id != 0;
         // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
         // The option is fixed for the process, so the id a memo keeps (and the exact-stack
         // cache) is always folded or always not.

@@ -532,6 +532,7 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   // words it reads, the caller's registers.
   enum class Next { frame, end, fail };
   auto advance = [&]() PROFKIT_RT_ALWAYS_INLINE -> Next {
+    ++state->walk_stats.steps;
     const FrameRule rule = rule_for(state, pc);
     if (rule.kind == FrameRule::outermost) {
       st->flags |= kStepOutermost;
@@ -785,7 +786,10 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   // Where the call site's last walk was too long to keep (a recursion), the probe would
   // only cost time.
   const WalkMemo& memo = memo_for(state, caller_return);
-  if (memo.walk_leaf + 1 - memo.walk_first > kExactSteps) return 0;
+  if (memo.walk_leaf + 1 - memo.walk_first > kExactSteps) {
+    ++state->walk_stats.exact_skipped;
+    return 0;
+  }
   // The entry point's caller: its registers as the walk starts (walk_unwind_tables).
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);

@@ -116,6 +116,21 @@ struct ExactSet {
   ExactWalk walk[kExactWays];
 };
 
+// How the stacks of a thread were captured, printed with atexit=1 (counts only: cheap adds
+// to a line the capture writes anyway).
+struct WalkStats {
+  uint64_t captures = 0;       // capture_stack calls with the own walker
+  uint64_t exact_hits = 0;     // answered by the exact-stack cache
+  uint64_t exact_skipped = 0;  // not probed: the site's last walk was too long to keep
+  uint64_t walks = 0;          // walk_unwind_tables calls
+  uint64_t whole_replays = 0;  // walks that were the memo's own stack (id known)
+  uint64_t steps = 0;          // frames stepped with their rules (not replayed)
+  uint64_t frames = 0;         // frames the walks gave (stepped or replayed)
+  uint64_t interned = 0;       // depot lookups (any capture)
+  uint64_t guess_hits = 0;     // of those, found at the thread's guessed node
+  uint64_t inserted = 0;       // of those, new stacks
+};
+
 // What a walk shares with the memo's previous walk, whose depot id was `prev_id` (0: nothing
 // known): frames lo..hi of this walk (leaf first) are that walk's frames lo - shift ..
 // hi - shift, replayed from the very same steps, which this walk found unchanged. The depot
