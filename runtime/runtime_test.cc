@@ -533,6 +533,109 @@ TEST(ExactStack, AnEntryIsCheckedByTheWordsItsWalkUsed) {
   EXPECT_EQ(lookup(), 0u);
 }
 
+// A frame-pointer walk of `n` frames over a fake stack, as walk_unwind_tables records it in
+// walk buffer 0 (leaf at step n - 1): every frame's CFA is its rbp + 16, its caller's rbp
+// saved at the CFA - 16 and its return address at the CFA - 8; the outermost frame ends it.
+// The entry point's frame is w[0] (its saved rbp, the leaf's: &w[2]); frame k (leaf 0)
+// reads w[2k + 2] and w[2k + 3].
+struct FakeWalk {
+  static constexpr uint32_t kWords = 2 * kExactSteps + 8;
+  std::unique_ptr<ThreadState> state = std::make_unique<ThreadState>();
+  alignas(16) uintptr_t w[kWords] = {};
+  uint32_t n;
+  uintptr_t frame() const { return reinterpret_cast<uintptr_t>(w); }
+  uintptr_t at(uint32_t i) const { return reinterpret_cast<uintptr_t>(&w[i]); }
+  static constexpr uintptr_t kRet = 0x400100;
+  explicit FakeWalk(uint32_t frames) : n(frames) {
+    state->stack_low = frame();
+    state->stack_high = frame() + sizeof(w);
+    for (uint32_t k = 0; k < n; ++k) {
+      w[2 * k] = at(2 * k + 2);
+      w[2 * k + 1] = 0x401000 + 0x100 * k;
+    }
+  }
+  // Records the walk of the stack as it is now and keeps it with depot id `id`.
+  void remember(uint32_t id) {
+    WalkMemo& memo = state->walk_memo[0];
+    memo.buf = 0;
+    memo.walk_first = 0;
+    memo.walk_leaf = n - 1;
+    WalkBuf& b = state->walk_buf[0];
+    uintptr_t pc = kRet;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uintptr_t bp = w[2 * k];
+      const uint32_t x = n - 1 - k;
+      if (k + 1 == n) {
+        b.step[x] = WalkStep{at(2 * k + 2), bp, kStepBpKnown | kStepOutermost, 0, 0, 0, 0};
+        b.check[x] = WalkCheck{0, 0, 0, pc};
+        break;
+      }
+      b.step[x] = WalkStep{at(2 * k + 2), bp, kStepBpKnown | kStepCfaFromRbp | kStepRbpSaved,
+                           0, at(2 * k + 2), at(2 * k + 3), 0};
+      b.check[x] = WalkCheck{w[2 * k + 2], w[2 * k + 3], at(2 * k + 2), pc};
+      pc = w[2 * k + 3];
+    }
+    remember_exact_stack(state.get(), kRet, frame(), 30, &memo, id);
+  }
+  uint32_t lookup() { return exact_stack(state.get(), kRet, frame(), 30); }
+};
+
+// Every path through one wrapper reaches it with the same registers (Lua's l_alloc under
+// all of the interpreter's allocations): the cache keeps one walk per path, not one per leaf.
+TEST(ExactStack, PathsThroughOneLeafAreKeptSideBySide) {
+  FakeWalk f(4);
+  auto path = [&](uint32_t p) { f.w[3] = 0x500000 + 0x40 * p; };  // the leaf's caller
+  for (uint32_t p = 0; p < kExactWays; ++p) {
+    path(p);
+    f.remember(100 + p);
+  }
+  for (uint32_t p = 0; p < kExactWays; ++p) {
+    path(p);
+    EXPECT_EQ(f.lookup(), 100 + p) << "path " << p;
+  }
+  // One path more: the least recently used one (path 0) makes room.
+  path(kExactWays);
+  EXPECT_EQ(f.lookup(), 0u);
+  f.remember(100 + kExactWays);
+  for (uint32_t p = kExactWays + 1; p-- > 0;) {
+    path(p);
+    EXPECT_EQ(f.lookup(), p == 0 ? 0u : 100 + p) << "path " << p;
+  }
+}
+
+// Walks of the default depth (30 frames) are kept: programs that allocate through a
+// wrapper under an interpreter loop have stacks of 20-30 frames.
+TEST(ExactStack, WalksOfTheDefaultDepthAreKept) {
+  FakeWalk f(30);
+  f.remember(9);
+  EXPECT_EQ(f.lookup(), 9u);
+  f.w[2 * 20 + 1] += 1;  // a return address deep in the stack
+  EXPECT_EQ(f.lookup(), 0u);
+}
+
+// A site whose probes keep missing (a recursion: each depth is another leaf) stops probing
+// for kExactPause captures, and keeps nothing meanwhile; then it probes again.
+TEST(ExactStack, ASiteThatKeepsMissingPausesItsProbes) {
+  FakeWalk f(4);
+  f.remember(5);
+  ASSERT_EQ(f.lookup(), 5u);
+  const uintptr_t saved = f.w[5];
+  f.w[5] = 0x2222;
+  uint32_t misses = 0;
+  for (; misses < 64; ++misses) {
+    EXPECT_EQ(f.lookup(), 0u);
+    if (std::any_of(std::begin(f.state->walk_memo), std::end(f.state->walk_memo),
+                    [](const WalkMemo& m) { return m.exact_pause != 0; }))
+      break;
+  }
+  EXPECT_EQ(misses + 1, static_cast<uint32_t>(1 - kExactGiveUp)) << "one hit, then misses";
+  f.w[5] = saved;
+  const uint64_t skipped = f.state->walk_stats.exact_skipped;
+  for (uint32_t i = 0; i < kExactPause; ++i) EXPECT_EQ(f.lookup(), 0u) << "paused: " << i;
+  EXPECT_EQ(f.state->walk_stats.exact_skipped - skipped, kExactPause);
+  EXPECT_EQ(f.lookup(), 5u) << "probing again";
+}
+
 TEST(FoldRecursion, RepeatedCyclesBecomeOne) {
   using V = std::vector<uintptr_t>;
   EXPECT_EQ(folded({1, 2, 3, 2, 3, 2, 3, 4}), (V{1, 2, 3, 4}));      // A B C B C B C D

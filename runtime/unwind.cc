@@ -783,9 +783,14 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   if (caller_frame < state->stack_low || caller_frame + 16 > state->stack_high ||
       (caller_frame & 7) != 0)
     return 0;
-  // Where the call site's last walk was too long to keep (a recursion), the probe would
-  // only cost time.
-  const WalkMemo& memo = memo_for(state, caller_return);
+  // Where the call site's last walk was too long to keep (a recursion at a depth limit
+  // above kExactSteps), or its probes kept missing, the probe would only cost time.
+  WalkMemo& memo = memo_for(state, caller_return);
+  if (memo.exact_pause != 0) {
+    --memo.exact_pause;
+    ++state->walk_stats.exact_skipped;
+    return 0;
+  }
   if (memo.walk_leaf + 1 - memo.walk_first > kExactSteps) {
     ++state->walk_stats.exact_skipped;
     return 0;
@@ -796,8 +801,10 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   ExactSet& set = exact_set(state, caller_return, sp);
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
-    const ExactKey& key = set.key[w];
-    if (!same_leaf(key, caller_return, sp, bp, max) || key.context_id == 0) continue;
+    ExactKey& key = set.key[w];
+    if (!same_leaf(key, caller_return, sp, bp, max) || key.context_id == 0 ||
+        *reinterpret_cast<const uintptr_t*>(key.tag_at) != key.tag)
+      continue;
     // All words compared, with no branch between them.
     const ExactWalk& e = set.walk[w];
     uintptr_t diff = 0;
@@ -805,7 +812,13 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
       diff |= *reinterpret_cast<const uintptr_t*>(e.at[i]) ^ e.value[i];
     if (diff != 0) continue;
     set.recent = w;
+    key.used = ++set.clock;
+    if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
     return key.context_id;
+  }
+  if (--memo.exact_score <= kExactGiveUp) {
+    memo.exact_score = kExactRetry;
+    memo.exact_pause = kExactPause;
   }
   return 0;
 }
@@ -813,18 +826,26 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
 void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                           uint32_t max, const WalkMemo* memo, uint32_t context_id) {
   const uint32_t n = memo->walk_leaf + 1 - memo->walk_first;
-  if (n > kExactSteps || context_id == 0) return;
+  if (n > kExactSteps || context_id == 0 || memo->exact_pause != 0) return;
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
   ExactSet& set = exact_set(state, caller_return, sp);
-  // The way holding this leaf (its walk changed) if the last used one does, else the next
-  // in turn.
-  if (!same_leaf(set.key[set.recent], caller_return, sp, bp, max)) {
-    set.recent = set.victim;
-    set.victim = (set.victim + 1) % kExactWays;
+  // An empty way, else the least recently used (the probe missed, so no way holds this walk).
+  uint32_t way = 0, oldest = 0;
+  for (uint32_t w = 0; w < kExactWays; ++w) {
+    if (set.key[w].context_id == 0) {
+      way = w;
+      break;
+    }
+    const uint32_t age = set.clock - set.key[w].used;
+    if (age > oldest) {
+      oldest = age;
+      way = w;
+    }
   }
-  ExactKey& key = set.key[set.recent];
-  ExactWalk& e = set.walk[set.recent];
+  set.recent = way;
+  ExactKey& key = set.key[way];
+  ExactWalk& e = set.walk[way];
   const WalkCheck* const checks = state->walk_buf[memo->buf].check + memo->walk_first;
   const WalkStep* const steps = state->walk_buf[memo->buf].step + memo->walk_first;
   // Which rbp values the walk used: a step that takes its CFA from rbp uses the value the
@@ -855,6 +876,12 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
       e.value[reads++] = checks[k].bp_val;
     }
   }
+  // The leaf step's return address tells the paths through one leaf apart at one load; a
+  // leaf step that read nothing (the walk's only step) is tagged with a word that is 0.
+  const bool leaf_read = !(n == 1 && (steps[0].flags & (kStepOutermost | kStepCut)) != 0);
+  key.tag_at = leaf_read ? steps[n - 1].ra_at : reinterpret_cast<uintptr_t>(kIrregularWords);
+  key.tag = leaf_read ? checks[n - 1].ra : 0;
+  key.used = ++set.clock;
   key.reads = static_cast<uint8_t>(reads);
   key.pc = caller_return;
   key.sp = sp;
@@ -873,6 +900,8 @@ void forget_walks(ThreadState* state) {
     memo.context_id = 0;
     memo.walk_first = memo.walk_leaf = 0;
     memo.base = 0;
+    memo.exact_score = 0;
+    memo.exact_pause = 0;
     memo.buf = i;
   }
   state->walk_spare = kWalkMemos;

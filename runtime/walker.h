@@ -81,28 +81,41 @@ struct WalkMemo {
   uint32_t buf = 0;             // which of the thread state's walk buffers holds the steps
   uint32_t walk_first = 0, walk_leaf = 0;  // the steps of the walk it holds (whose id is context_id)
   uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
+  int16_t exact_score = 0;      // the exact-stack cache's hits less misses at this site
+  uint16_t exact_pause = 0;     // captures left before this site probes that cache again
 };
-// The exact-stack cache: short walks (up to kExactSteps frames) kept whole, by their leaf's
+// The exact-stack cache: walks of up to kExactSteps frames kept whole, by their leaf's
 // registers, with the depot id they were given. A memo is one per call site, and sites
-// reached by several paths (libstdc++'s string code under every string a program builds)
-// found the memo holding another path's walk most times (kvstore: 28% whole replays), then
+// reached by several paths (libstdc++'s string code under every string a program builds;
+// Lua's one `realloc` in l_alloc under every allocation the interpreter makes) found the
+// memo holding another path's walk most times (kvstore: 28% whole replays, Lua: 30%), then
 // walked the frames that differ and looked the stack up in the depot. An entry answers
 // when its leaf has the very same registers and every word its walk read is unchanged,
 // which makes the walk the same (walk_unwind_tables' reasoning); else the memo walks.
 // The leaf's rbp counts only where the walk used it before replacing it: code without frame
 // pointers (libstdc++) keeps any value there, which changed from call to call, and a key
-// with it missed half the time. Four ways per set, so that several paths through one leaf
-// stay.
-inline constexpr uint32_t kExactSteps = 16;
-inline constexpr uint32_t kExactSets = 8;
-inline constexpr uint32_t kExactWays = 4;
+// with it missed half the time.
+// Eight ways per set, replaced least recently used: the paths through one wrapper reach it
+// with the same registers (Lua's l_alloc sits at the same depth under most of its callers),
+// so they share a set, and a way is told from the others by the return address its leaf
+// step read (`tag`) before the other words are compared. 32 frames: the default depth
+// (malloc_context_size=30) fits, so a program's usual stacks all can be kept; sites where
+// the cache keeps missing (a recursion, whose every depth is a new leaf) stop probing for a
+// while (WalkMemo::exact_score).
+inline constexpr uint32_t kExactSteps = 32;
+inline constexpr uint32_t kExactSets = 16;
+inline constexpr uint32_t kExactWays = 8;
 struct ExactKey {
   uintptr_t pc = 0, sp = 0, bp = 0;  // the leaf's registers
+  uintptr_t tag_at = 0, tag = 0;     // the leaf step's return address, and where it was read
   uint32_t context_id = 0;           // 0: empty
   uint16_t max = 0;                  // the depth it was walked with
   uint8_t reads = 0;                 // words in its ExactWalk
   uint8_t uses_bp = 0;               // the walk used the leaf's rbp: `bp` must match
+  uint32_t used = 0;                 // ExactSet::clock when it last answered or was written
+  uint32_t pad[2] = {};
 };
+static_assert(sizeof(ExactKey) == 64, "a line per way");
 // The words the walk read and used, as (address, value) pairs: every return address, and
 // the saved rbp values a later step took its CFA from.
 struct ExactWalk {
@@ -110,18 +123,25 @@ struct ExactWalk {
   uintptr_t value[2 * kExactSteps];
 };
 struct ExactSet {
-  ExactKey key[kExactWays];  // together, so a probe reads two lines
-  uint32_t recent = 0;       // the way that answered or was written last
-  uint32_t victim = 0;       // the way a new leaf takes next
+  ExactKey key[kExactWays];  // together: a probe reads a line per way until the tag matches
+  uint32_t recent = 0;       // the way that answered or was written last (probed first)
+  uint32_t clock = 0;        // ticks at every answer and write
   ExactWalk walk[kExactWays];
 };
+// When a site probes the cache (WalkMemo::exact_score): a hit adds one, a miss takes one;
+// at kExactGiveUp the site skips the cache (no probe, nothing kept) for its next
+// kExactPause captures, then tries again from kExactRetry. A recursion of many depths,
+// whose every allocation misses, thus probes and keeps 4 walks in 4 + 256.
+inline constexpr int16_t kExactScoreMax = 64, kExactGiveUp = -16, kExactRetry = -12;
+inline constexpr uint16_t kExactPause = 256;
 
 // How the stacks of a thread were captured, printed with atexit=1 (counts only: cheap adds
 // to a line the capture writes anyway).
 struct WalkStats {
   uint64_t captures = 0;       // capture_stack calls with the own walker
   uint64_t exact_hits = 0;     // answered by the exact-stack cache
-  uint64_t exact_skipped = 0;  // not probed: the site's last walk was too long to keep
+  uint64_t exact_skipped = 0;  // not probed: the site's last walk was too long to keep,
+                               // or its probes kept missing
   uint64_t walks = 0;          // walk_unwind_tables calls
   uint64_t whole_replays = 0;  // walks that were the memo's own stack (id known)
   uint64_t steps = 0;          // frames stepped with their rules (not replayed)
