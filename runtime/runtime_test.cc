@@ -632,7 +632,8 @@ TEST(ExactStack, ASiteThatKeepsMissingPausesItsProbes) {
   f.w[5] = saved;
   const uint64_t skipped = f.state->walk_stats.exact_skipped;
   for (uint32_t i = 0; i < kExactPause; ++i) EXPECT_EQ(f.lookup(), 0u) << "paused: " << i;
-  EXPECT_EQ(f.state->walk_stats.exact_skipped - skipped, kExactPause);
+  const uint64_t after = f.state->walk_stats.exact_skipped;
+  EXPECT_EQ(after - skipped, kExactPause) << skipped << " " << after;
   EXPECT_EQ(f.lookup(), 5u) << "probing again";
 }
 

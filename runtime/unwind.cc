@@ -805,12 +805,19 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
     if (!same_leaf(key, caller_return, sp, bp, max) || key.context_id == 0 ||
         *reinterpret_cast<const uintptr_t*>(key.tag_at) != key.tag)
       continue;
-    // All words compared, with no branch between them.
+    // All words compared, with no branch between them: pairs as 16 bytes, then the rest.
     const ExactWalk& e = set.walk[w];
+    __m128i pair_diff = _mm_setzero_si128();
+    const uint32_t pairs = key.pairs;
+    for (uint32_t i = 0; i < pairs; ++i)
+      pair_diff = _mm_or_si128(
+          pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
+                                   _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
     uintptr_t diff = 0;
-    for (uint32_t i = 0; i < key.reads; ++i)
-      diff |= *reinterpret_cast<const uintptr_t*>(e.at[i]) ^ e.value[i];
-    if (diff != 0) continue;
+    for (uint32_t j = 0; j < key.singles; ++j)
+      diff |= *reinterpret_cast<const uintptr_t*>(e.at[pairs + j]) ^ e.value[2 * pairs + j];
+    if (diff != 0 || _mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) != 0xffff)
+      continue;
     set.recent = w;
     key.used = ++set.clock;
     if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
@@ -866,15 +873,27 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
     else if ((flags & kStepRbpLost) != 0) source = kLost;
   }
   // The outermost step read nothing when the rule said so or the walk was cut there.
-  uint32_t reads = 0;
+  uint32_t pairs = 0, singles = 0;
+  uintptr_t single_at[2 * kExactSteps], single_value[2 * kExactSteps];
   for (uint32_t k = 0; k < n; ++k) {
     if (k == 0 && (steps[0].flags & (kStepOutermost | kStepCut)) != 0) continue;
-    e.at[reads] = steps[k].ra_at;
-    e.value[reads++] = checks[k].ra;
-    if (used[k]) {
-      e.at[reads] = steps[k].bp_at;
-      e.value[reads++] = checks[k].bp_val;
+    if (used[k] && steps[k].bp_at + 8 == steps[k].ra_at) {
+      e.at[pairs] = steps[k].bp_at;
+      e.value[2 * pairs] = checks[k].bp_val;
+      e.value[2 * pairs + 1] = checks[k].ra;
+      ++pairs;
+      continue;
     }
+    single_at[singles] = steps[k].ra_at;
+    single_value[singles++] = checks[k].ra;
+    if (used[k]) {
+      single_at[singles] = steps[k].bp_at;
+      single_value[singles++] = checks[k].bp_val;
+    }
+  }
+  for (uint32_t j = 0; j < singles; ++j) {  // pairs + singles and 2 pairs + singles <= 2n
+    e.at[pairs + j] = single_at[j];
+    e.value[2 * pairs + j] = single_value[j];
   }
   // The leaf step's return address tells the paths through one leaf apart at one load; a
   // leaf step that read nothing (the walk's only step) is tagged with a word that is 0.
@@ -882,7 +901,8 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   key.tag_at = leaf_read ? steps[n - 1].ra_at : reinterpret_cast<uintptr_t>(kIrregularWords);
   key.tag = leaf_read ? checks[n - 1].ra : 0;
   key.used = ++set.clock;
-  key.reads = static_cast<uint8_t>(reads);
+  key.pairs = static_cast<uint8_t>(pairs);
+  key.singles = static_cast<uint8_t>(singles);
   key.pc = caller_return;
   key.sp = sp;
   key.bp = bp;

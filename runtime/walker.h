@@ -110,17 +110,19 @@ struct ExactKey {
   uintptr_t tag_at = 0, tag = 0;     // the leaf step's return address, and where it was read
   uint32_t context_id = 0;           // 0: empty
   uint16_t max = 0;                  // the depth it was walked with
-  uint8_t reads = 0;                 // words in its ExactWalk
   uint8_t uses_bp = 0;               // the walk used the leaf's rbp: `bp` must match
+  uint8_t pairs = 0, singles = 0;    // what its ExactWalk holds
   uint32_t used = 0;                 // ExactSet::clock when it last answered or was written
   uint32_t pad[2] = {};
 };
 static_assert(sizeof(ExactKey) == 64, "a line per way");
-// The words the walk read and used, as (address, value) pairs: every return address, and
-// the saved rbp values a later step took its CFA from.
+// The words the walk read and used: every return address, and the saved rbp values a later
+// step took its CFA from. A frame-pointer frame's saved rbp and return address are adjacent
+// and both used: a pair, compared as 16 bytes (`at[i]` for value[2i], value[2i + 1]); the
+// other words come after the pairs, one at a time (`at[pairs + j]` for value[2 pairs + j]).
 struct ExactWalk {
   uintptr_t at[2 * kExactSteps];
-  uintptr_t value[2 * kExactSteps];
+  alignas(16) uintptr_t value[2 * kExactSteps];
 };
 struct ExactSet {
   ExactKey key[kExactWays];  // together: a probe reads a line per way until the tag matches
