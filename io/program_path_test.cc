@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -30,11 +31,22 @@ class PathGuard {
   bool had_ = false;
 };
 
-std::string make_dir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + name;
-  mkdir(dir.c_str(), 0700);
-  return dir;
-}
+// A directory under the test's temporary directory, removed with what it holds when the
+// test ends (it passes or not).
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) : path_(::testing::TempDir() + name) {
+    mkdir(path_.c_str(), 0700);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 void make_file(const std::string& path, mode_t mode) {
   std::ofstream(path) << "#!/bin/sh\n";
@@ -48,7 +60,9 @@ TEST(ResolveProgram, ANameWithASlashIsAPathAlready) {
 }
 
 TEST(ResolveProgram, TheFirstExecutableOnPathWins) {
-  const std::string a = make_dir("profkit-path-a"), b = make_dir("profkit-path-b");
+  const TempDir dir_a("profkit-path-a"), dir_b("profkit-path-b");
+  const std::string& a = dir_a.path();
+  const std::string& b = dir_b.path();
   make_file(a + "/tool", 0600);  // not executable: skipped
   make_file(b + "/tool", 0700);
   PathGuard path((a + ":" + b).c_str());
@@ -57,7 +71,8 @@ TEST(ResolveProgram, TheFirstExecutableOnPathWins) {
 }
 
 TEST(ResolveProgram, AnEmptyEntryIsTheCurrentDirectory) {
-  const std::string dir = make_dir("profkit-path-cwd");
+  const TempDir temp("profkit-path-cwd");
+  const std::string& dir = temp.path();
   make_file(dir + "/here-tool", 0700);
   char old[4096];
   ASSERT_NE(getcwd(old, sizeof old), nullptr);
