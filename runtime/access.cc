@@ -134,23 +134,14 @@ size_t bounded_strlen(const char* s, size_t limit) {
 // start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
 // block (heap.h's map): no profile reads the counters of stacks and globals.
 inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
-inline void count(const void* p, size_t n) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  if (n == 0 || !heap_may_hold(a)) return;
-  // Most copies stay within one 64-byte granule (SQLite's keys and cells, short strings):
-  // one counter, one access per 8 bytes, as record_range counts them in the u64 layout; its
-  // call was half the cost of counting such a range.
-  if ((a & 63) + n <= 64 && (!g.histogram || g.compat)) {
-    *shadow64(a) += (n + 7) / 8;
-    return;
-  }
-  record_range(a, n);
-}
-// count()'s inline part: false, with nothing counted, when the range needs record_range.
-// The copying functions below count both ranges with it and hand any other case to a
-// function of their own by a tail call, so their common path calls nothing but libc's
-// function, with a jump: no registers to save around a call (the pushes and pops around
-// record_range's call were a sixth of their samples).
+// Counts a range (n > 0) where it can be done inline; false, with nothing counted, when it
+// needs record_range. Most copies stay within one 64-byte granule (SQLite's keys and cells,
+// short strings): one counter, one access per 8 bytes, as record_range counts them in the
+// u64 layout; its call was half the cost of counting such a range. The copying functions
+// below count both ranges with it and hand any other case to a function of their own by a
+// tail call, so their common path calls nothing but libc's function, with a jump: no
+// registers to save around a call (the pushes and pops around record_range's call were a
+// sixth of their samples).
 inline bool count_inline(const void* p, size_t n) {
   const auto a = reinterpret_cast<uintptr_t>(p);
   if (!heap_may_hold(a)) return true;
@@ -159,6 +150,9 @@ inline bool count_inline(const void* p, size_t n) {
     return true;
   }
   return false;
+}
+inline void count(const void* p, size_t n) {
+  if (n != 0 && !count_inline(p, n)) record_range(reinterpret_cast<uintptr_t>(p), n);
 }
 inline bool shadow_ready() { return __memprof_shadow_memory_dynamic_address != 0; }
 
