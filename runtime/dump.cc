@@ -945,17 +945,7 @@ void __memprof_print_accumulated_stats(void) {
     ThreadState* state = thread_state_at(t);
     allocs += state->allocs;
     frees += state->frees;
-    const WalkStats& s = state->walk_stats;
-    w.captures += s.captures;
-    w.exact_hits += s.exact_hits;
-    w.exact_skipped += s.exact_skipped;
-    w.walks += s.walks;
-    w.whole_replays += s.whole_replays;
-    w.steps += s.steps;
-    w.frames += s.frames;
-    w.interned += s.interned;
-    w.guess_hits += s.guess_hits;
-    w.inserted += s.inserted;
+    w += state->walk_stats;
   }
   live = allocs > frees ? allocs - frees : 0;  // each block counts at its allocating and its freeing thread
   LineWriter().str("profkit-memprof: ").num(allocs).str(" tracked allocations, ").num(frees)

@@ -151,6 +151,20 @@ struct WalkStats {
   uint64_t interned = 0;       // depot lookups (any capture)
   uint64_t guess_hits = 0;     // of those, found at the thread's guessed node
   uint64_t inserted = 0;       // of those, new stacks
+
+  WalkStats& operator+=(const WalkStats& o) {
+    captures += o.captures;
+    exact_hits += o.exact_hits;
+    exact_skipped += o.exact_skipped;
+    walks += o.walks;
+    whole_replays += o.whole_replays;
+    steps += o.steps;
+    frames += o.frames;
+    interned += o.interned;
+    guess_hits += o.guess_hits;
+    inserted += o.inserted;
+    return *this;
+  }
 };
 
 // What a walk shares with the memo's previous walk, whose depot id was `prev_id` (0: nothing
