@@ -17,7 +17,10 @@
 namespace profkit::rt {
 namespace {
 
-constexpr uint64_t kMadviseThreshold = 1 << 16;  // shadow bytes; larger ranges use madvise
+// Shadow ranges this long or longer (a block of 512 KiB, or 64 KiB with the histogram) are
+// handled by whole pages: cleared with madvise, and read only where their pages are mapped
+// (for_each_mapped_shadow).
+constexpr uint64_t kLargeShadow = 1 << 16;
 
 void zero_shadow_bytes(uintptr_t begin, uintptr_t end) {
   if (end <= begin) return;
@@ -26,7 +29,7 @@ void zero_shadow_bytes(uintptr_t begin, uintptr_t end) {
       *w = 0;
     return;
   }
-  if (end - begin >= kMadviseThreshold) {
+  if (end - begin >= kLargeShadow) {
     const uintptr_t page_begin = (begin + 4095) & ~uintptr_t{4095};
     const uintptr_t page_end = end & ~uintptr_t{4095};
     __builtin_memset(reinterpret_cast<void*>(begin), 0, page_begin - begin);
@@ -156,20 +159,17 @@ void clear_shadow(uintptr_t p, uint64_t size) {
 
 namespace {
 
-// Shadow bytes from which a block's counters are read only on the shadow pages that are
-// mapped: a large block the program touched in a few places has its shadow mostly never
-// written, and reading it would fault every page in (the zero page) to add zeros. Freeing
-// a 4 MiB block cost 128 such faults, more than compiler-rt's whole free.
-constexpr uintptr_t kResidencyThreshold = 16 * 4096;
-
 // Calls visit(lo, hi) for the parts of the shadow range [begin, end) whose pages are mapped
-// (all of it when the range is small); the rest reads as zeros. mincore tells which pages
-// are mapped; it cannot tell a page swapped out from one never touched, so it is asked only
+// (all of it when the range is shorter than kLargeShadow); the rest reads as zeros. A large
+// block the program touched in a few places has its shadow mostly never written, and
+// reading it would fault every page in (the zero page) to add zeros: freeing a 4 MiB block
+// cost 128 such faults, more than compiler-rt's whole free. mincore tells which pages are
+// mapped; it cannot tell a page swapped out from one never touched, so it is asked only
 // while the machine has no swap (checked per large block: cheap beside the block).
 template <class Visit>
 void for_each_mapped_shadow(uintptr_t begin, uintptr_t end, Visit visit) {
   struct sysinfo info;
-  if (end - begin < kResidencyThreshold || sysinfo(&info) != 0 || info.totalswap != 0) {
+  if (end - begin < kLargeShadow || sysinfo(&info) != 0 || info.totalswap != 0) {
     visit(begin, end);
     return;
   }
