@@ -451,7 +451,7 @@ Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
   Cursor header(data);
   PROFKIT_TRY_ASSIGN(p.sections, read_table(header));
   BinaryReader r(p);
-  bool offsets_ready = false;
+  bool offsets_ready = false, records_read = false;
   if (direct != nullptr) {
     // Merging record by record needs the default layout (the offset table read before the
     // one LBRProfile section) and no function metadata (checksums, attributes).
@@ -493,11 +493,18 @@ Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
     }
     switch (static_cast<SectionType>(s.type)) {
       case SectionType::summary: {
+        // Its flags say how records are read; LLVM writes it before them.
+        const bool cs = (s.flags & kSummaryContext) != 0, vtables = (s.flags & kSummaryVTables) != 0;
+        if (records_read && ((cs && !p.is_cs) || (vtables && !r.vtables_)))
+          return make_error(ErrorCode::malformed, 10 + 8 + 32 * i,
+                            "section " + std::to_string(i) +
+                                " is a summary whose flags change how function records are "
+                                "read, after the function records (expected it before them)");
         PROFKIT_TRY_ASSIGN(p.summary, read_summary(c));
-        if (s.flags & kSummaryContext) p.is_cs = true;
+        if (cs) p.is_cs = true;
         if (s.flags & kSummaryPreInlined) p.is_preinlined = true;
         if (s.flags & kSummaryFsDiscriminator) p.is_fs = true;
-        if (s.flags & kSummaryVTables) r.vtables_ = true;
+        if (vtables) r.vtables_ = true;
         break;
       }
       case SectionType::name_table:
@@ -515,9 +522,11 @@ Expected<Profile> read_extbinary(Bytes data, DirectMerge* direct) {
           }
           PROFKIT_TRY(direct->before_records(p));
           PROFKIT_TRY(r.merge_records(c, *direct->into, direct->weight, *direct));
+          records_read = true;
           break;
         }
         PROFKIT_TRY(r.read_records(c));
+        records_read = true;
         break;
       case SectionType::func_offset_table:
         if (direct != nullptr && !p.is_cs) {

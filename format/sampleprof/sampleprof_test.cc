@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format/sampleprof/flat_map.h"
+#include "format/sampleprof/layout.h"
 #include "format/sampleprof/merge.h"
 #include "format/sampleprof/reader.h"
 #include "format/sampleprof/text_reader.h"
@@ -238,6 +239,56 @@ TEST(SampleProfileTest, EveryEncodingReadsBackWhatItWrote) {
       EXPECT_EQ(to_text(*back), expected);
     }
   }
+}
+
+// The summary's flags say how records are read (context indices or names, vtable sites);
+// LLVM writes it first. An extbinary file whose header table puts a summary with such a
+// flag after the records is refused: read as names, then flagged context-sensitive, its
+// functions had no contexts, and writing them gave a file that could not be read. Found
+// by the fuzzer (CI).
+TEST(SampleProfileTest, ASummaryAfterTheRecordsItDescribesIsRefused) {
+  Profile p = text("main:1000:10\n 1: 10\n 2: 20 foo:15 bar:5\nfoo:300:15\n 1: 15\n");
+  WriteOptions o;
+  o.format = Format::extbinary;
+  std::string bytes = *write_profile(p, o);
+  auto table = read_section_headers(as_bytes(bytes));
+  ASSERT_TRUE(table.has_value());
+  // Move the summary's entry to the end of the table and flag it context-sensitive.
+  std::vector<SectionHeader> moved = *table;
+  auto summary = std::find_if(moved.begin(), moved.end(), [](const SectionHeader& s) {
+    return s.type == static_cast<uint64_t>(SectionType::summary);
+  });
+  ASSERT_NE(summary, moved.end());
+  SectionHeader s = *summary;
+  s.flags |= kSummaryContext;
+  moved.erase(summary);
+  moved.push_back(s);
+  constexpr size_t kTableOffset = 9 + 1 + 8;  // uleb magic, uleb version 103, u64 count
+  for (size_t i = 0; i < moved.size(); ++i) {
+    uint8_t* at = reinterpret_cast<uint8_t*>(bytes.data()) + kTableOffset + 32 * i;
+    store_le<uint64_t>(at, moved[i].type);
+    store_le<uint64_t>(at + 8, moved[i].flags);
+    store_le<uint64_t>(at + 16, moved[i].offset);
+    store_le<uint64_t>(at + 24, moved[i].size);
+  }
+  auto back = read_profile(as_bytes(bytes));
+  ASSERT_FALSE(back.has_value());
+  EXPECT_NE(back.error().message.find("after the function records"), std::string::npos)
+      << back.error().message;
+  EXPECT_TRUE(back.error().has_offset());
+}
+
+// Every function of a context-sensitive profile needs a context: the writers refuse one
+// without (it used to be written as context 0, another function's).
+TEST(SampleProfileTest, WritersRefuseAContextSensitiveProfileWithoutAContext) {
+  Profile p = text("[main:1 @ foo]:100:1\n 1: 100\n");
+  Profile q = text("bar:50:5\n 1: 50\n");
+  for (auto& [key, f] : q.functions) p.functions.emplace(key, f);
+  WriteOptions o;
+  o.format = Format::extbinary;
+  auto bytes = write_profile(p, o);
+  ASSERT_FALSE(bytes.has_value());
+  EXPECT_NE(bytes.error().message.find("bar"), std::string::npos) << bytes.error().message;
 }
 
 TEST(SampleProfileTest, TruncatedBinaryProfilesFailWithAnOffset) {

@@ -455,8 +455,12 @@ uint64_t first_unreadable_line(const FunctionSamples& f, bool vtables) {
   return found;
 }
 
-Expected<void> check_lines(const Profile& profile, const WriteOptions& options) {
+Expected<void> check_binary_writable(const Profile& profile, const WriteOptions& options) {
   for (const auto& [key, f] : profile.functions) {
+    if (profile.is_cs && !f.has_context())
+      return make_error(ErrorCode::invalid_argument, kNoOffset,
+                        "function " + f.name.str() +
+                            " has no calling context in a context-sensitive profile");
     uint64_t line = first_unreadable_line(f, options.write_vtables);
     for (const Frame& frame : f.context)
       if (line == 0 && frame.location.line > 0xffff) line = frame.location.line;
@@ -471,7 +475,7 @@ Expected<void> check_lines(const Profile& profile, const WriteOptions& options) 
 }  // namespace
 
 Expected<std::string> write_profile(const Profile& profile, const WriteOptions& options) {
-  if (options.format != Format::text) PROFKIT_TRY(check_lines(profile, options));
+  if (options.format != Format::text) PROFKIT_TRY(check_binary_writable(profile, options));
   switch (options.format) {
     case Format::text:
       return write_text(profile, options.mark_flat);
