@@ -550,6 +550,26 @@ TEST(Linking, StaticArchiveAndClang14Objects) {
   }
 }
 
+// The runtime loads no C++ library: a C program would pay for loading libstdc++ at every
+// start (about 0.65 ms; a script under `profkit run` starts hundreds of programs). A C++
+// program's new-handler and bad_alloc still work, through weak references, whether the
+// runtime is linked or preloaded.
+TEST(Linking, NoCxxLibraryIsLoadedAndNewHandlersStillRun) {
+  const auto needed = run_ok("readelf -d " + runtime_dir() + "/libprofkit_memprof.so");
+  EXPECT_EQ(needed.out.find("libstdc++"), std::string::npos) << needed.out;
+  EXPECT_EQ(needed.out.find("libm.so"), std::string::npos) << needed.out;
+  const Binaries& b = build("new_handler", "new_handler.cpp");
+  const std::string dir = profkit::test::work_dir("raw");
+  const std::string plain = dir + "/new_handler.plain";
+  run_ok("clang++-22 -O1 " + sh_quote(program("new_handler.cpp")) + " -o " + plain);
+  for (const std::string& cmd :
+       {sh_quote(b.ours), "LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so " + plain}) {
+    const auto r = run("MEMPROF_OPTIONS=log_path=" + dir + "/nh.raw " + cmd);
+    EXPECT_EQ(r.status, 0) << cmd << "\n" << r.err;
+    EXPECT_EQ(r.out, "bad_alloc after 3 handler calls\n") << cmd;
+  }
+}
+
 TEST(Options, BadOptionsGiveOneLineErrorsAndTheProgramRuns) {
   const Binaries& b = build("tiny", "tiny.c");
   const std::string dir = profkit::test::work_dir("raw");
