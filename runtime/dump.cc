@@ -956,5 +956,7 @@ void __memprof_print_accumulated_stats(void) {
       .num(w.exact_hits).str(" exact-cache hits, ").num(w.exact_skipped).str(" not probed, ")
       .num(w.walks).str(" walks (").num(w.whole_replays).str(" whole replays, ").num(w.frames)
       .str(" frames, ").num(w.steps).str(" stepped), ").num(w.interned).str(" depot lookups (")
-      .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new)").flush_to(2);
+      .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new), frame rules: ")
+      .num(w.rules_shared).str(" from the shared table, ").num(w.rules_computed)
+      .str(" rules computed").flush_to(2);
 }

@@ -3,13 +3,18 @@
 // walk. For each return address the frame rule (where the CFA is, where the caller's rbp
 // was saved) is computed once from the CFI of its FDE, found through glibc's
 // _dl_find_object and the object's .eh_frame_hdr search table, and kept in a per-thread
-// set-associative cache; a walk is then a cache probe and two loads per frame. Whatever the walker cannot
+// set-associative cache with a process-wide table behind it; a walk is then a cache probe
+// and two loads per frame. Whatever the walker cannot
 // follow (CFA expressions as in signal trampolines, an rbp kept in another register, a
 // frame outside the thread's stack) makes it give up, and the caller falls back to
 // libunwind for that stack.
 #include <dlfcn.h>
 #include <emmintrin.h>
+#include <sys/mman.h>
 
+#include <atomic>
+
+#include "runtime/arena.h"
 #include "runtime/base.h"
 #include "runtime/thread_state.h"
 #include "runtime/walker.h"
@@ -407,6 +412,69 @@ FrameRule compute_rule(uintptr_t ra) {
                           static_cast<const uint8_t*>(object.dlfo_eh_frame), pc);
 }
 
+// The process's rules, shared by its threads behind their own caches: a program whose hot
+// return addresses outnumber a thread's cache (thousands of allocation sites, called in
+// turn) recomputed a rule from the unwind tables at nearly every walk, a third of its run.
+// Insert-only, lock-free: a slot's pc goes 0 -> kClaimed -> its return address, published
+// after the rule, and never changes again; a probe that finds neither the address nor a free
+// slot among its kSharedProbe slots computes the rule and keeps it only in the thread's
+// cache. Reserved on the first miss, touched page by page.
+constexpr uint32_t kSharedRuleBits = 16;
+constexpr uint32_t kSharedProbe = 4;  // one cache line
+constexpr uintptr_t kClaimed = 1;
+struct SharedRule {
+  std::atomic<uintptr_t> pc;
+  std::atomic<uint64_t> rule;
+};
+std::atomic<SharedRule*> g_shared_rules{nullptr};
+
+SharedRule* shared_rules() {
+  SharedRule* table = g_shared_rules.load(std::memory_order_acquire);
+  if (PROFKIT_RT_LIKELY(table != nullptr)) return table;
+  constexpr size_t kBytes = sizeof(SharedRule) << kSharedRuleBits;
+  void* fresh = os_map_noreserve(kBytes);
+  if (fresh == nullptr) return nullptr;
+  madvise(fresh, kBytes, MADV_NOHUGEPAGE);  // a few pages of it are used, not 2 MiB
+  if (!g_shared_rules.compare_exchange_strong(table, static_cast<SharedRule*>(fresh),
+                                              std::memory_order_acq_rel))
+    munmap(fresh, kBytes);  // another thread's table won
+  return g_shared_rules.load(std::memory_order_acquire);
+}
+
+FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
+  SharedRule* const table = shared_rules();
+  if (table == nullptr) {
+    ++state->walk_stats.rules_computed;
+    return compute_rule(ra);
+  }
+  const uint64_t hash = (ra ^ (ra >> 29)) * 0xBF58476D1CE4E5B9ull;
+  SharedRule* const line =
+      table + ((hash >> (64 - kSharedRuleBits)) & ~uint64_t{kSharedProbe - 1});
+  SharedRule* free_slot = nullptr;
+  for (uint32_t i = 0; i < kSharedProbe; ++i) {
+    const uintptr_t pc = line[i].pc.load(std::memory_order_acquire);
+    if (pc == ra) {
+      ++state->walk_stats.rules_shared;
+      const uint64_t word = line[i].rule.load(std::memory_order_relaxed);
+      FrameRule rule;
+      __builtin_memcpy(&rule, &word, sizeof rule);
+      return rule;
+    }
+    if (pc == 0 && free_slot == nullptr) free_slot = &line[i];
+  }
+  ++state->walk_stats.rules_computed;
+  const FrameRule rule = compute_rule(ra);
+  uintptr_t expected = 0;
+  if (free_slot != nullptr &&
+      free_slot->pc.compare_exchange_strong(expected, kClaimed, std::memory_order_relaxed)) {
+    uint64_t word = 0;
+    __builtin_memcpy(&word, &rule, sizeof rule);
+    free_slot->rule.store(word, std::memory_order_relaxed);
+    free_slot->pc.store(ra, std::memory_order_release);
+  }
+  return rule;
+}
+
 inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
   constexpr int kSetBits = __builtin_ctz(kFrameCacheSets);
   FrameCacheSet& set = state->frame_cache[(ra * 0x9E3779B97F4A7C15ull) >> (64 - kSetBits)];
@@ -414,7 +482,7 @@ inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
     if (e.pc == ra) return e.rule;
   // Miss: the new rule goes first, the oldest one drops out.
   for (uint32_t w = kFrameCacheWays - 1; w > 0; --w) set.ways[w] = set.ways[w - 1];
-  set.ways[0].rule = compute_rule(ra);
+  set.ways[0].rule = shared_rule(state, ra);
   set.ways[0].pc = ra;
   return set.ways[0].rule;
 }

@@ -24,6 +24,7 @@ struct FrameCacheEntry {
   FrameRule rule;
 };
 static_assert(sizeof(FrameCacheEntry) == 16);
+static_assert(sizeof(FrameRule) == 8, "the shared rule table stores a rule in one word");
 // Per thread state: 256 sets of 4 ways, a set per cache line. Set-associative because with
 // ASLR a direct-mapped table sometimes put two hot return addresses in one slot, and both
 // were then recomputed on every allocation (a third of the run time when it happened).
@@ -151,6 +152,8 @@ struct WalkStats {
   uint64_t interned = 0;       // depot lookups (any capture)
   uint64_t guess_hits = 0;     // of those, found at the thread's guessed node
   uint64_t inserted = 0;       // of those, new stacks
+  uint64_t rules_shared = 0;   // frame rules the thread's cache lacked, found in the shared table
+  uint64_t rules_computed = 0; // frame rules computed from the unwind tables
 
   WalkStats& operator+=(const WalkStats& o) {
     captures += o.captures;
@@ -163,6 +166,8 @@ struct WalkStats {
     interned += o.interned;
     guess_hits += o.guess_hits;
     inserted += o.inserted;
+    rules_shared += o.rules_shared;
+    rules_computed += o.rules_computed;
     return *this;
   }
 };
