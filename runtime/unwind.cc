@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <bit>
 
 #include "runtime/arena.h"
 #include "runtime/base.h"
@@ -455,10 +456,7 @@ FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
     const uintptr_t pc = line[i].pc.load(std::memory_order_acquire);
     if (pc == ra) {
       ++state->walk_stats.rules_shared;
-      const uint64_t word = line[i].rule.load(std::memory_order_relaxed);
-      FrameRule rule;
-      __builtin_memcpy(&rule, &word, sizeof rule);
-      return rule;
+      return std::bit_cast<FrameRule>(line[i].rule.load(std::memory_order_relaxed));
     }
     if (pc == 0 && free_slot == nullptr) free_slot = &line[i];
   }
@@ -467,9 +465,7 @@ FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
   uintptr_t expected = 0;
   if (free_slot != nullptr &&
       free_slot->pc.compare_exchange_strong(expected, kClaimed, std::memory_order_relaxed)) {
-    uint64_t word = 0;
-    __builtin_memcpy(&word, &rule, sizeof rule);
-    free_slot->rule.store(word, std::memory_order_relaxed);
+    free_slot->rule.store(std::bit_cast<uint64_t>(rule), std::memory_order_relaxed);
     free_slot->pc.store(ra, std::memory_order_release);
   }
   return rule;
