@@ -3,6 +3,7 @@
 // come from the runtime's own size-class allocator (heap.cc), the rest from glibc's
 // (docs/runtime.md explains the choice). With sample_interval, only sampled blocks do; the
 // others are glibc's own, without a header (sample.h).
+#include <dlfcn.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <pthread.h>
@@ -726,19 +727,45 @@ extern "C" __attribute__((weak)) void* _ZSt15get_new_handlerv();   // std::get_n
 extern "C" __attribute__((weak, noreturn)) void _ZSt17__throw_bad_allocv();  // std::__throw_bad_alloc
 
 namespace {
+// The C++ library's get_new_handler and __throw_bad_alloc. The runtime does not load a C++
+// library of its own, so the weak references are null in a C program; one whose C++
+// plugin brought libstdc++ (or libc++) with RTLD_LOCAL has it outside the global scope, and
+// it is looked up there, once an operator new has failed.
+struct CxxAbi {
+  void* (*get_new_handler)() = nullptr;
+  void (*throw_bad_alloc)() = nullptr;
+};
+CxxAbi cxx_abi() {
+  CxxAbi abi{_ZSt15get_new_handlerv, _ZSt17__throw_bad_allocv};
+  if (abi.get_new_handler != nullptr && abi.throw_bad_alloc != nullptr) return abi;
+  for (const char* name : {"libstdc++.so.6", "libc++.so.1"}) {
+    void* lib = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+    if (lib == nullptr) continue;
+    abi.get_new_handler = reinterpret_cast<void* (*)()>(dlsym(lib, "_ZSt15get_new_handlerv"));
+    abi.throw_bad_alloc = reinterpret_cast<void (*)()>(dlsym(lib, "_ZSt17__throw_bad_allocv"));
+    dlclose(lib);  // NOLOAD took a reference; the plugin keeps the library loaded
+    break;
+  }
+  return abi;
+}
+
 PROFKIT_RT_NOINLINE void* new_failed(size_t size, uintptr_t alignment, bool nothrow,
                                      uintptr_t ret, uintptr_t frame) {
+  const CxxAbi abi = cxx_abi();
   for (;;) {
     using Handler = void (*)();
-    Handler handler = _ZSt15get_new_handlerv != nullptr
-                          ? reinterpret_cast<Handler>(_ZSt15get_new_handlerv())
+    Handler handler = abi.get_new_handler != nullptr
+                          ? reinterpret_cast<Handler>(abi.get_new_handler())
                           : nullptr;
     if (handler == nullptr) break;
     handler();
     if (void* p = allocate(size, alignment, false, ret, frame)) return p;
   }
   if (nothrow) return nullptr;
-  if (_ZSt17__throw_bad_allocv != nullptr) _ZSt17__throw_bad_allocv();
+  if (abi.throw_bad_alloc != nullptr) {
+    abi.throw_bad_alloc();
+    __builtin_unreachable();
+  }
   LineWriter().str("profkit-memprof: error: operator new: out of memory").flush_to(2);
   abort();
 }

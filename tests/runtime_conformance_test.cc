@@ -594,6 +594,14 @@ TEST(Linking, NoCxxLibraryIsLoadedAndNewHandlersStillRun) {
     EXPECT_EQ(r.status, 0) << cmd << "\n" << r.err;
     EXPECT_EQ(r.out, "bad_alloc after 3 handler calls\n") << cmd;
   }
+  // A C program whose C++ plugin (and so libstdc++) is loaded with RTLD_LOCAL: the runtime
+  // finds the plugin's libstdc++ when an operator new fails.
+  const std::string plugin = dir + "/libdlopen_cxx.so";
+  run_ok("clang++-22 -O1 -fPIC -shared " + sh_quote(program("dlopen_cxx_lib.cpp")) + " -o " + plugin);
+  const Binaries& c = build("dlopen_cxx", "dlopen_cxx_main.c", "", "-ldl");
+  const auto r = run("MEMPROF_OPTIONS=log_path=" + dir + "/nh.raw " + sh_quote(c.ours) + " " + plugin);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "bad_alloc after 2 handler calls\n") << r.err;
 }
 
 TEST(Options, BadOptionsGiveOneLineErrorsAndTheProgramRuns) {
