@@ -39,8 +39,11 @@ test-asan: build-asan
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 # The differential tests against llvm-profdata and llvm-profgen on thousands of random
-# cases instead of the few hundred `make test` runs (DIFF_CASES to change; PROFKIT_DIFF_SEED=S replays one case).
+# cases instead of the few hundred `make test` runs (DIFF_CASES to change; DIFF_FIRST=F to
+# number them from F, for seeds not run before; PROFKIT_DIFF_SEED=S replays one case).
 DIFF_CASES ?= 3000
+DIFF_FIRST ?= 1
+export PROFKIT_DIFF_FIRST = $(DIFF_FIRST)
 difftest: build
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) build/bin/irpgo_differential_test
 	@PROFKIT_DIFF_CASES=$(DIFF_CASES) python3 tests/sampleprof_differential_test.py build/bin/profkit

@@ -13,6 +13,8 @@
 //   PROFKIT_DIFF_SEED=S   run only case S (replay)
 //   PROFKIT_DIFF_CASES=N  run cases 1..N (default 100 text and 60 raw cases;
 //                         `make difftest` runs thousands)
+//   PROFKIT_DIFF_FIRST=F  number the cases from F instead of 1 (new seeds past those run
+//                         before: `make difftest DIFF_FIRST=3001`)
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -32,8 +34,11 @@ std::vector<uint64_t> seeds(uint64_t default_cases, uint64_t divisor = 1) {
   uint64_t n = default_cases;
   if (const char* c = std::getenv("PROFKIT_DIFF_CASES"); c != nullptr && *c != '\0')
     n = std::strtoull(c, nullptr, 10) / divisor;
+  uint64_t first = 1;
+  if (const char* f = std::getenv("PROFKIT_DIFF_FIRST"); f != nullptr && *f != '\0')
+    first = std::strtoull(f, nullptr, 10);
   std::vector<uint64_t> out;
-  for (uint64_t i = 1; i <= n; ++i) out.push_back(i);
+  for (uint64_t i = 0; i < n; ++i) out.push_back(first + i);
   return out;
 }
 

@@ -27,7 +27,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'gen'))
+sys.path.insert(0, os.path.join(HERE, 'support'))
 import profgen_program_gen  # noqa: E402
+import difftest  # noqa: E402
 
 LLVM = 'llvm-profgen-22'
 CLANG = 'clang-22'
@@ -262,7 +264,7 @@ def main():
     if 'PROFKIT_DIFF_SEED' in os.environ:
         seeds, keep = [int(os.environ['PROFKIT_DIFF_SEED'])], True
     else:
-        seeds, keep = range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1), False
+        seeds, keep = difftest.seeds(default), False
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         for result in pool.map(lambda s: run_case(profkit, tracer, s, keep), seeds):

@@ -29,7 +29,9 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'gen'))
+sys.path.insert(0, os.path.join(HERE, 'support'))
 import suppl_gen  # noqa: E402
+import difftest  # noqa: E402
 
 LLVM = 'llvm-profdata-22'
 stats_lock = threading.Lock()
@@ -213,7 +215,7 @@ def main():
         seeds = [int(only)]
     else:
         default = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-        seeds = list(range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1))
+        seeds = list(difftest.seeds(default))
     workdir = tempfile.mkdtemp(prefix='suppl_diff_')
     failures = []
     stats = {'adjusted': 0, 'warned': 0}

@@ -1,7 +1,8 @@
 """What every Python differential test shares: which seeds to run, and running them.
 
 PROFKIT_DIFF_SEED=S runs only case S (replay); PROFKIT_DIFF_CASES=N runs cases 1..N instead
-of the test's default. Cases run on as many threads as there are CPUs (each case mostly
+of the test's default; PROFKIT_DIFF_FIRST=F numbers them from F instead (F..F+N-1: seeds
+past those run before). Cases run on as many threads as there are CPUs (each case mostly
 waits for the tools it starts); a failing case returns its text, printed as it comes.
 """
 import concurrent.futures
@@ -13,7 +14,8 @@ import tempfile
 def seeds(default):
     if os.environ.get('PROFKIT_DIFF_SEED'):
         return [int(os.environ['PROFKIT_DIFF_SEED'])]
-    return range(1, int(os.environ.get('PROFKIT_DIFF_CASES', default)) + 1)
+    first = int(os.environ.get('PROFKIT_DIFF_FIRST') or 1)
+    return range(first, first + int(os.environ.get('PROFKIT_DIFF_CASES', default)))
 
 
 def run_cases(one_case, default, prefix, summary=None):
