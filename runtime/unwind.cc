@@ -4,10 +4,9 @@
 // was saved) is computed once from the CFI of its FDE, found through glibc's
 // _dl_find_object and the object's .eh_frame_hdr search table, and kept in a per-thread
 // set-associative cache with a process-wide table behind it; a walk is then a cache probe
-// and two loads per frame. Whatever the walker cannot
-// follow (CFA expressions as in signal trampolines, an rbp kept in another register, a
-// frame outside the thread's stack) makes it give up, and the caller falls back to
-// libunwind for that stack.
+// and two loads per frame. Whatever the walker cannot follow (CFA expressions as in signal
+// trampolines, an rbp kept in another register, a frame outside the thread's stack) makes
+// it give up, and the caller falls back to libunwind for that stack.
 #include <dlfcn.h>
 #include <emmintrin.h>
 #include <sys/mman.h>
