@@ -14,7 +14,6 @@
 #include <atomic>
 #include <bit>
 
-#include "runtime/arena.h"
 #include "runtime/base.h"
 #include "runtime/thread_state.h"
 #include "runtime/walker.h"
@@ -432,8 +431,9 @@ SharedRule* shared_rules() {
   SharedRule* table = g_shared_rules.load(std::memory_order_acquire);
   if (PROFKIT_RT_LIKELY(table != nullptr)) return table;
   constexpr size_t kBytes = sizeof(SharedRule) << kSharedRuleBits;
-  void* fresh = os_map_noreserve(kBytes);
-  if (fresh == nullptr) return nullptr;
+  void* fresh = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (fresh == MAP_FAILED) return nullptr;
   madvise(fresh, kBytes, MADV_NOHUGEPAGE);  // a few pages of it are used, not 2 MiB
   if (!g_shared_rules.compare_exchange_strong(table, static_cast<SharedRule*>(fresh),
                                               std::memory_order_acq_rel))
