@@ -1,8 +1,11 @@
 // Property: read_profile never crashes, hangs or reads past its input on binary and
 // extbinary data (and anything else); a profile it accepts survives extbinary and binary
-// round trips: from the second round on, writing and reading back changes nothing. The
-// writer may refuse a profile (a line offset the binary formats cannot hold), never write
-// one it cannot read.
+// round trips: from the third round on, writing and reading back changes nothing. Not from
+// the second: MD5 names are written as decimal strings (without --use-md5), which sort
+// differently, so the second file lists the records in another order, and FuncMetadata
+// follows the order in which the reader inserted them (LLVM's map order, kept for byte
+// identity). The writer may refuse a profile (a line offset the binary formats cannot
+// hold), never write one it cannot read.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -33,12 +36,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (sampleprof::Format out : {sampleprof::Format::extbinary, f}) {
     const auto once = write(*profile, out);
     if (!once) continue;
-    auto again = sampleprof::read_profile(as_bytes(*once));
-    if (!again) std::abort();  // what we write, we read
-    const auto twice = write(*again, out);
-    if (!twice) std::abort();
-    auto third = sampleprof::read_profile(as_bytes(*twice));
-    if (!third || write(*third, out) != twice) std::abort();
+    std::string last = *once;
+    for (int round = 2; round <= 3; ++round) {
+      auto back = sampleprof::read_profile(as_bytes(last));
+      if (!back) std::abort();  // what we write, we read
+      const auto next = write(*back, out);
+      if (!next) std::abort();
+      last = *next;
+    }
+    auto back = sampleprof::read_profile(as_bytes(last));
+    if (!back || write(*back, out) != last) std::abort();
   }
   return 0;
 }
