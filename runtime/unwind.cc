@@ -442,22 +442,19 @@ SharedRule* shared_rules() {
 }
 
 FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
-  SharedRule* const table = shared_rules();
-  if (table == nullptr) {
-    ++state->walk_stats.rules_computed;
-    return compute_rule(ra);
-  }
-  const uint64_t hash = (ra ^ (ra >> 29)) * 0xBF58476D1CE4E5B9ull;
-  SharedRule* const line =
-      table + ((hash >> (64 - kSharedRuleBits)) & ~uint64_t{kSharedProbe - 1});
-  SharedRule* free_slot = nullptr;
-  for (uint32_t i = 0; i < kSharedProbe; ++i) {
-    const uintptr_t pc = line[i].pc.load(std::memory_order_acquire);
-    if (pc == ra) {
-      ++state->walk_stats.rules_shared;
-      return std::bit_cast<FrameRule>(line[i].rule.load(std::memory_order_relaxed));
+  SharedRule* free_slot = nullptr;  // where the computed rule goes (none: no table, or full)
+  if (SharedRule* const table = shared_rules()) {
+    const uint64_t hash = (ra ^ (ra >> 29)) * 0xBF58476D1CE4E5B9ull;
+    SharedRule* const line =
+        table + ((hash >> (64 - kSharedRuleBits)) & ~uint64_t{kSharedProbe - 1});
+    for (uint32_t i = 0; i < kSharedProbe; ++i) {
+      const uintptr_t pc = line[i].pc.load(std::memory_order_acquire);
+      if (pc == ra) {
+        ++state->walk_stats.rules_shared;
+        return std::bit_cast<FrameRule>(line[i].rule.load(std::memory_order_relaxed));
+      }
+      if (pc == 0 && free_slot == nullptr) free_slot = &line[i];
     }
-    if (pc == 0 && free_slot == nullptr) free_slot = &line[i];
   }
   ++state->walk_stats.rules_computed;
   const FrameRule rule = compute_rule(ra);
