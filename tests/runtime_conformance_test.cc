@@ -161,7 +161,8 @@ TEST_P(CompatTest, SameContextsAndCountsAsCompilerRt) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, CompatTest,
                          ::testing::Values("tiny.c", "basic.cpp", "mt.cpp", "realloc_aligned.cpp",
-                                           "deep.c", "strings.c", "shlib_main.c"));
+                                           "deep.c", "strings.c", "shlib_main.c",
+                                           "copy_offsets.c"));
 
 TEST(Compat, HistogramModeMatchesCompilerRt) {
   // Programs without memset/memcpy: compiler-rt adds intrinsic accesses to the u64 layout
