@@ -149,6 +149,7 @@ Expected<void> Merger::add_kind(uint64_t flags, bool front_end, std::string_view
 
 void Merger::on_name_table(uint64_t fingerprint, std::span<const std::string_view> names,
                            std::span<const uint64_t> refs) {
+  names_fp_ = fingerprint;
   if (!name_tables_seen_.insert(fingerprint).second) return;
   extra_names_.insert(extra_names_.end(), names.begin(), names.end());
   extra_refs_.insert(extra_refs_.end(), refs.begin(), refs.end());
@@ -268,14 +269,22 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   uint32_t found = next_ < record_keys_.size() && record_keys_[next_] == key
                        ? next_
                        : index_.find(key);
+  bool known = false, resolved = false;
+  std::string_view name;
+  if (found != FlatMapPair::kMissing && (names_fp_ == 0 || named_in_[found] != names_fp_)) {
+    // Its key came from an image (or profile) that named it; is it named in this one?
+    name = f.resolve_name(&known);
+    resolved = true;
+    if (known && names_fp_ != 0) named_in_[found] = names_fp_;
+    if (!known) found = FlatMapPair::kMissing;
+  }
   if (found != FlatMapPair::kMissing) {
     next_ = found + 1;
     merge_into(found, f);
     note_layout(f, found);
     return {};
   }
-  bool known = false;
-  const std::string_view name = f.resolve_name(&known);
+  if (!resolved) name = f.resolve_name(&known);
   if (!known) {
     // LLVM names such records "" and merges them by hash alone.
     static const uint64_t kEmptyRef = md5_name_ref("");
@@ -293,6 +302,7 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   next_ = static_cast<uint32_t>(records_.size() + 1);
   Record& r = records_.emplace_back();
   by_value_.push_back(0);
+  named_in_.push_back(known ? names_fp_ : 0);
   r.name.assign(name);
   r.hash = f.hash;
   r.counts.assign(f.counts.begin(), f.counts.end());
@@ -496,6 +506,7 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;
   source_.assign(source);
+  names_fp_ = 0;  // a profile's records carry their names
   add_vtable_names(profile.vtable_names);
   RecordView view;
   for (const Record& r : profile.records) {
@@ -595,6 +606,7 @@ Expected<void> Merger::absorb(Merger&& later) {
       record_keys_.push_back(key);
       records_.push_back(std::move(r));
       by_value_.push_back(later.by_value_[i]);
+      named_in_.push_back(later.named_in_[i]);
       continue;
     }
     view.assign(r, key.a);

@@ -104,6 +104,11 @@ class Merger final : public RawSink {
   // by count (see merge_into).
   std::vector<uint8_t> by_value_;
   std::vector<KeyPair> record_keys_;  // key (NameRef, FuncHash) of records_[i]
+  // Per record: the fingerprint of the last name table in which its NameRef was seen to
+  // name a function (0: none yet). A raw record whose NameRef its own image does not name
+  // is merged by hash alone, as "", even where another image named that NameRef.
+  std::vector<uint64_t> named_in_;
+  uint64_t names_fp_ = 0;  // the current raw image's name table (0: not a raw image)
   FlatMapPair index_;  // record_keys_[i] -> i
   uint32_t next_ = 0;  // the record after the last one merged: the likely next match
   bool order_sensitive_ = false;

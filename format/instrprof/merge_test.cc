@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -234,6 +235,27 @@ TEST(Merge, RawFastPathEqualsMergingDecodedProfiles) {
   EXPECT_EQ(x.records, y.records);
   EXPECT_EQ(x.binary_ids, y.binary_ids);
   EXPECT_EQ(x.flags, y.flags);
+}
+
+// A raw record whose NameRef its own image does not name is merged by hash alone, as "",
+// even after another image named that NameRef: the fast path's key lookup found the named
+// record from the second merge on. The file (found by the fuzzer) holds four images; the
+// first refers to names only the second defines.
+TEST(Merge, AnUnnamedRecordStaysUnnamedWhenAnotherImageNamesItsRef) {
+  const std::string raw = merge_testdata("ref_named_in_another_image.profraw");
+  auto p = read_raw_profile(as_bytes(raw));
+  ASSERT_TRUE(p);
+  Merger fast, slow;
+  RawReader reader;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(fast.add_raw(as_bytes(raw), 1, reader));
+    ASSERT_TRUE(slow.add(*p, 1));
+  }
+  const Profile x = fast.finish(), y = slow.finish();
+  EXPECT_EQ(x.records, y.records);
+  EXPECT_TRUE(std::any_of(y.records.begin(), y.records.end(),
+                          [](const Record& r) { return r.name.empty() && r.has_value_sites(); }))
+      << "the unnamed record keeps its values";
 }
 
 // Runs of one program share a layout: after the first, their counters are summed as whole
