@@ -72,11 +72,18 @@ inline const LibcFunctions* libc() {
   return g_libc_state.load(std::memory_order_acquire) == 2 ? &g_libc : nullptr;
 }
 
+// The stand-ins until libc's functions are resolved. Forward copies and fills use the
+// string instructions, as fast as glibc's for most sizes on current CPUs: a process whose
+// own code never calls one of the replaced functions (they are resolved at the first call
+// from outside the runtime) has the runtime's internal copies and fills served here for
+// its whole run.
 void* copy_bytes(void* dst, const void* src, size_t n) {
   auto* d = static_cast<unsigned char*>(dst);
   auto* s = static_cast<const unsigned char*>(src);
   if (d < s || d >= s + n) {
-    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+    void* to = d;
+    const void* from = s;
+    asm volatile("rep movsb" : "+D"(to), "+S"(from), "+c"(n) : : "memory");
   } else {
     for (size_t i = n; i > 0; --i) d[i - 1] = s[i - 1];
   }
@@ -105,8 +112,8 @@ PROFKIT_RT_NOINLINE int unresolved_memcmp(const void* a, const void* b, size_t n
 PROFKIT_RT_NOINLINE void* unresolved_memset(void* d, int c, size_t n) {
   const LibcFunctions* f = libc();
   if (f) return f->memset(d, c, n);
-  auto* p = static_cast<unsigned char*>(d);
-  for (size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(c);
+  void* to = d;
+  asm volatile("rep stosb" : "+D"(to), "+c"(n) : "a"(c) : "memory");
   return d;
 }
 inline bool libc_resolved() {

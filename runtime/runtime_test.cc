@@ -549,6 +549,8 @@ struct FakeWalk {
   explicit FakeWalk(uint32_t frames) : n(frames) {
     state->stack_low = frame();
     state->stack_high = frame() + sizeof(w);
+    // The leaf's rule, as a frame-pointer frame's (the set of a walk depends on it).
+    cache_rule(state.get(), kRet, FrameRule{FrameRule::from_rbp, FrameRule::rbp_saved, -16, 16});
     for (uint32_t k = 0; k < n; ++k) {
       w[2 * k] = at(2 * k + 2);
       w[2 * k + 1] = 0x401000 + 0x100 * k;
@@ -581,24 +583,48 @@ struct FakeWalk {
 };
 
 // Every path through one wrapper reaches it with the same registers (Lua's l_alloc under
-// all of the interpreter's allocations): the cache keeps one walk per path, not one per leaf.
+// all of the interpreter's allocations; an xmalloc under hundreds of callers): the cache
+// keeps one walk per path, not one per leaf, and the paths spread over the sets.
 TEST(ExactStack, PathsThroughOneLeafAreKeptSideBySide) {
   FakeWalk f(4);
   auto path = [&](uint32_t p) { f.w[3] = 0x500000 + 0x40 * p; };  // the leaf's caller
-  for (uint32_t p = 0; p < kExactWays; ++p) {
+  constexpr uint32_t kPaths = 4 * kExactWays;  // more than one set holds
+  for (uint32_t p = 0; p < kPaths; ++p) {
     path(p);
     f.remember(100 + p);
   }
-  for (uint32_t p = 0; p < kExactWays; ++p) {
+  uint32_t kept = 0;
+  for (uint32_t p = 0; p < kPaths; ++p) {
     path(p);
+    const uint32_t id = f.lookup();
+    EXPECT_TRUE(id == 0 || id == 100 + p) << "path " << p << ": " << id;
+    kept += id == 100 + p;
+  }
+  EXPECT_GE(kept, kPaths * 3 / 4) << "the paths share the sets";
+}
+
+// Within a set, the least recently used way makes room.
+TEST(ExactStack, ASetReplacesItsLeastRecentlyUsedWay) {
+  FakeWalk f(4);
+  const uintptr_t sp = f.frame() + 16;
+  const uint32_t target = exact_set_index(FakeWalk::kRet, sp, 0x500000);
+  std::vector<uintptr_t> callers;  // leaf callers whose walks share the set
+  for (uintptr_t c = 0x500000; callers.size() < kExactWays + 1; c += 0x40)
+    if (exact_set_index(FakeWalk::kRet, sp, c) == target) callers.push_back(c);
+  for (uint32_t p = 0; p < kExactWays; ++p) {
+    f.w[3] = callers[p];
+    f.remember(100 + p);
+  }
+  for (uint32_t p = 0; p < kExactWays; ++p) {
+    f.w[3] = callers[p];
     EXPECT_EQ(f.lookup(), 100 + p) << "path " << p;
   }
   // One path more: the least recently used one (path 0) makes room.
-  path(kExactWays);
+  f.w[3] = callers[kExactWays];
   EXPECT_EQ(f.lookup(), 0u);
   f.remember(100 + kExactWays);
   for (uint32_t p = kExactWays + 1; p-- > 0;) {
-    path(p);
+    f.w[3] = callers[p];
     EXPECT_EQ(f.lookup(), p == 0 ? 0u : 100 + p) << "path " << p;
   }
 }

@@ -467,17 +467,31 @@ FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
   return rule;
 }
 
-inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
+inline FrameCacheSet& frame_cache_set(ThreadState* state, uintptr_t ra) {
   constexpr int kSetBits = __builtin_ctz(kFrameCacheSets);
-  FrameCacheSet& set = state->frame_cache[(ra * 0x9E3779B97F4A7C15ull) >> (64 - kSetBits)];
+  return state->frame_cache[(ra * 0x9E3779B97F4A7C15ull) >> (64 - kSetBits)];
+}
+// The new rule goes first, the oldest one drops out.
+inline FrameRule cache_in(FrameCacheSet& set, uintptr_t ra, FrameRule rule) {
+  for (uint32_t w = kFrameCacheWays - 1; w > 0; --w) set.ways[w] = set.ways[w - 1];
+  set.ways[0].rule = rule;
+  set.ways[0].pc = ra;
+  return rule;
+}
+inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
+  FrameCacheSet& set = frame_cache_set(state, ra);
   for (const FrameCacheEntry& e : set.ways)
     if (e.pc == ra) return e.rule;
-  // Miss: the new rule goes first, the oldest one drops out.
-  for (uint32_t w = kFrameCacheWays - 1; w > 0; --w) set.ways[w] = set.ways[w - 1];
-  set.ways[0].rule = shared_rule(state, ra);
-  set.ways[0].pc = ra;
-  return set.ways[0].rule;
+  return cache_in(set, ra, shared_rule(state, ra));
 }
+
+}  // namespace
+
+void cache_rule(ThreadState* state, uintptr_t ra, FrameRule rule) {
+  cache_in(frame_cache_set(state, ra), ra, rule);
+}
+
+namespace {
 
 // The memo of the call site whose return address is `caller_return`.
 inline WalkMemo& memo_for(ThreadState* state, uintptr_t caller_return) {
@@ -828,10 +842,17 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
 }
 
 namespace {
-inline ExactSet& exact_set(ThreadState* state, uintptr_t pc, uintptr_t sp) {
-  constexpr int kSetBits = __builtin_ctz(kExactSets);
-  const uint64_t h = (pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull);
-  return state->exact[(h * 0xFF51AFD7ED558CCDull) >> (64 - kSetBits)];
+// The return address the first step of a walk from these registers reads, found as that
+// step finds it; 0 where its rule is not a CFA rule or the CFA is off the stack.
+inline uintptr_t leaf_tag(ThreadState* state, uintptr_t pc, uintptr_t sp, uintptr_t bp) {
+  const FrameRule rule = rule_for(state, pc);
+  if (rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) return 0;
+  const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
+  if (cfa <= sp || cfa > state->stack_high || (cfa & 7) != 0) return 0;
+  return *reinterpret_cast<const uintptr_t*>(cfa - 8);
+}
+inline ExactSet& exact_set(ThreadState* state, uintptr_t pc, uintptr_t sp, uintptr_t tag) {
+  return state->exact[exact_set_index(pc, sp, tag)];
 }
 inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t bp, uint32_t max) {
   return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
@@ -858,7 +879,7 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   // The entry point's caller: its registers as the walk starts (walk_unwind_tables).
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
-  ExactSet& set = exact_set(state, caller_return, sp);
+  ExactSet& set = exact_set(state, caller_return, sp, leaf_tag(state, caller_return, sp, bp));
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
     ExactKey& key = set.key[w];
@@ -896,7 +917,7 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   if (n > kExactSteps || context_id == 0 || memo->exact_pause != 0) return;
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
-  ExactSet& set = exact_set(state, caller_return, sp);
+  ExactSet& set = exact_set(state, caller_return, sp, leaf_tag(state, caller_return, sp, bp));
   // An empty way, else the least recently used (the probe missed, so no way holds this walk).
   uint32_t way = 0, oldest = 0;
   for (uint32_t w = 0; w < kExactWays; ++w) {
@@ -955,8 +976,9 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
     e.at[pairs + j] = single_at[j];
     e.value[2 * pairs + j] = single_value[j];
   }
-  // The leaf step's return address tells the paths through one leaf apart at one load; a
-  // leaf step that read nothing (the walk's only step) is tagged with a word that is 0.
+  // Within the set, the leaf step's return address tells the paths through one leaf apart at
+  // one load; a leaf step that read nothing (the walk's only step) is tagged with a word
+  // that is 0.
   const bool leaf_read = !(n == 1 && (steps[0].flags & (kStepOutermost | kStepCut)) != 0);
   key.tag_at = leaf_read ? steps[n - 1].ra_at : reinterpret_cast<uintptr_t>(kIrregularWords);
   key.tag = leaf_read ? checks[n - 1].ra : 0;

@@ -106,6 +106,19 @@ struct WalkMemo {
 inline constexpr uint32_t kExactSteps = 32;
 inline constexpr uint32_t kExactSets = 16;
 inline constexpr uint32_t kExactWays = 8;
+// A walk's set is chosen by its leaf's registers and the return address its leaf step
+// reads (the tag, below), so the paths through one wrapper spread over the sets: with the
+// set chosen by the registers alone, a wrapper called from more places than a set has ways
+// (an xmalloc under dozens of callers, called in turn) evicted its own walks and never hit.
+// The probe reads the tag where the leaf's frame rule says it is, as the walk's first step
+// would.
+// The set of a walk with these leaf registers and tag.
+inline uint32_t exact_set_index(uintptr_t pc, uintptr_t sp, uintptr_t tag) {
+  constexpr int kSetBits = __builtin_ctz(kExactSets);
+  const uint64_t h = (pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull) ^
+                     (tag * 0xD6E8FEB86659FD93ull);
+  return static_cast<uint32_t>((h * 0xFF51AFD7ED558CCDull) >> (64 - kSetBits));
+}
 struct ExactKey {
   uintptr_t pc = 0, sp = 0, bp = 0;  // the leaf's registers
   uintptr_t tag_at = 0, tag = 0;     // the leaf step's return address, and where it was read
@@ -236,6 +249,9 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
                             WalkShare* share);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
+// Puts `rule` in the thread's rule cache as the rule of return address `ra` (tests: walks
+// over fake stacks, whose addresses have no unwind tables).
+void cache_rule(ThreadState* state, uintptr_t ra, FrameRule rule);
 // The depot id of the stack from an entry point's return address and frame when the
 // exact-stack cache holds it unchanged, else 0.
 uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,

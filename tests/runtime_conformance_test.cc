@@ -507,6 +507,38 @@ TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
   EXPECT_EQ(sites, 4096u);
 }
 
+TEST(Default, PathsThroughOneWrapperAreAnsweredByTheExactStackCache) {
+  // 48 callers of one allocation wrapper, in a scrambled order: with the exact-stack cache's
+  // set chosen by the wrapper's registers alone, its 8 ways held 8 of the paths and nearly
+  // every capture walked the stack (and, missing that often, stopped probing); now the set
+  // also depends on the wrapper's caller. Every context stays right.
+  const Binaries& b = build("wrapper_callers", "wrapper_callers.c");
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS=atexit=1:log_path=" + dir + "/wrapper.raw " + sh_quote(b.ours));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto stat = [&](const std::string& what) -> uint64_t {
+    const size_t at = r.err.find(" " + what);
+    if (at == std::string::npos) return ~uint64_t{0};
+    const size_t from = r.err.rfind(' ', at - 1) + 1;
+    return std::stoull(r.err.substr(from, at - from));
+  };
+  const uint64_t captures = stat("walker captures"), hits = stat("exact-cache hits");
+  ASSERT_NE(captures, ~uint64_t{0}) << r.err;
+  ASSERT_NE(hits, ~uint64_t{0}) << r.err;
+  EXPECT_GE(captures, 48000u) << r.err;
+  EXPECT_GE(hits, captures * 9 / 10) << r.err;
+  const auto files = files_with_prefix(dir, "wrapper.raw.");
+  ASSERT_EQ(files.size(), 1u);
+  const Contexts got = show(b.ours, files[0]);
+  size_t paths = 0;
+  for (const auto& [k, f] : got) {
+    if (k.rfind("xalloc", 0) != 0 || k.find(">main:") == std::string::npos) continue;
+    ++paths;
+    EXPECT_EQ(f.at("AllocCount"), "1000") << k;
+  }
+  EXPECT_EQ(paths, 48u);
+}
+
 TEST(Default, StressThreadsSignalsForkExitHooks) {
   const Binaries& b = build("stress", "stress.cpp");
   const std::string dir = profkit::test::work_dir("raw");
