@@ -843,19 +843,48 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
 
 namespace {
 // The return address the first step of a walk from these registers reads, found as that
-// step finds it; 0 where its rule is not a CFA rule or the CFA is off the stack.
-inline uintptr_t leaf_tag(ThreadState* state, uintptr_t pc, uintptr_t sp, uintptr_t bp) {
-  const FrameRule rule = rule_for(state, pc);
+// step finds it, with the leaf's rule; 0 where it is not a CFA rule or the CFA is off the
+// stack.
+inline uintptr_t leaf_tag(const ThreadState* state, FrameRule rule, uintptr_t sp, uintptr_t bp) {
   if (rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) return 0;
   const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
   if (cfa <= sp || cfa > state->stack_high || (cfa & 7) != 0) return 0;
   return *reinterpret_cast<const uintptr_t*>(cfa - 8);
 }
-inline ExactSet& exact_set(ThreadState* state, uintptr_t pc, uintptr_t sp, uintptr_t tag) {
-  return state->exact[exact_set_index(pc, sp, tag)];
-}
 inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t bp, uint32_t max) {
   return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
+}
+}  // namespace
+
+namespace {
+// Whether way `w` of `set` holds this walk: the same leaf registers and depth, and every
+// word its walk read and used unchanged (the tag first, at one load). All words compared
+// with no branch between them: pairs as 16 bytes, then the rest.
+inline bool exact_way_matches(const ExactSet& set, uint32_t w, uintptr_t pc, uintptr_t sp,
+                              uintptr_t bp, uint32_t max) {
+  const ExactKey& key = set.key[w];
+  if (!same_leaf(key, pc, sp, bp, max) || key.context_id == 0 ||
+      *reinterpret_cast<const uintptr_t*>(key.tag_at) != key.tag)
+    return false;
+  const ExactWalk& e = set.walk[w];
+  __m128i pair_diff = _mm_setzero_si128();
+  const uint32_t pairs = key.pairs;
+  for (uint32_t i = 0; i < pairs; ++i)
+    pair_diff = _mm_or_si128(
+        pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
+                                 _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
+  uintptr_t diff = 0;
+  for (uint32_t j = 0; j < key.singles; ++j)
+    diff |= *reinterpret_cast<const uintptr_t*>(e.at[pairs + j]) ^ e.value[2 * pairs + j];
+  return diff == 0 && _mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) == 0xffff;
+}
+inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index, uint32_t w) {
+  ExactSet& set = state->exact[set_index];
+  set.recent = w;
+  set.key[w].used = ++set.clock;
+  memo.exact_last = static_cast<uint16_t>(set_index * kExactWays + w + 1);
+  if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
+  return set.key[w].context_id;
 }
 }  // namespace
 
@@ -879,30 +908,27 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   // The entry point's caller: its registers as the walk starts (walk_unwind_tables).
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
-  ExactSet& set = exact_set(state, caller_return, sp, leaf_tag(state, caller_return, sp, bp));
+  // The way this call site used last, first: most sites take one path most of the time,
+  // and its set is then known without the tag (whose load the set index would wait for).
+  uint32_t last_set = kExactSets, last_way = 0;
+  if (memo.exact_last != 0) {
+    last_set = (memo.exact_last - 1u) / kExactWays;
+    last_way = (memo.exact_last - 1u) % kExactWays;
+    if (exact_way_matches(state->exact[last_set], last_way, caller_return, sp, bp, max))
+      return exact_hit(state, memo, last_set, last_way);
+  }
+  if (memo.leaf_rule_pc != caller_return) {
+    memo.leaf_rule = rule_for(state, caller_return);
+    memo.leaf_rule_pc = caller_return;
+  }
+  const uint32_t set_index =
+      exact_set_index(caller_return, sp, leaf_tag(state, memo.leaf_rule, sp, bp));
+  const ExactSet& set = state->exact[set_index];
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
-    ExactKey& key = set.key[w];
-    if (!same_leaf(key, caller_return, sp, bp, max) || key.context_id == 0 ||
-        *reinterpret_cast<const uintptr_t*>(key.tag_at) != key.tag)
-      continue;
-    // All words compared, with no branch between them: pairs as 16 bytes, then the rest.
-    const ExactWalk& e = set.walk[w];
-    __m128i pair_diff = _mm_setzero_si128();
-    const uint32_t pairs = key.pairs;
-    for (uint32_t i = 0; i < pairs; ++i)
-      pair_diff = _mm_or_si128(
-          pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
-                                   _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
-    uintptr_t diff = 0;
-    for (uint32_t j = 0; j < key.singles; ++j)
-      diff |= *reinterpret_cast<const uintptr_t*>(e.at[pairs + j]) ^ e.value[2 * pairs + j];
-    if (diff != 0 || _mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) != 0xffff)
-      continue;
-    set.recent = w;
-    key.used = ++set.clock;
-    if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
-    return key.context_id;
+    if (set_index == last_set && w == last_way) continue;  // checked above
+    if (exact_way_matches(set, w, caller_return, sp, bp, max))
+      return exact_hit(state, memo, set_index, w);
   }
   if (--memo.exact_score <= kExactGiveUp) {
     memo.exact_score = kExactRetry;
@@ -912,12 +938,15 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
 }
 
 void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                          uint32_t max, const WalkMemo* memo, uint32_t context_id) {
+                          uint32_t max, WalkMemo* memo, uint32_t context_id) {
   const uint32_t n = memo->walk_leaf + 1 - memo->walk_first;
   if (n > kExactSteps || context_id == 0 || memo->exact_pause != 0) return;
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
-  ExactSet& set = exact_set(state, caller_return, sp, leaf_tag(state, caller_return, sp, bp));
+  const FrameRule leaf_rule =
+      memo->leaf_rule_pc == caller_return ? memo->leaf_rule : rule_for(state, caller_return);
+  const uint32_t set_index = exact_set_index(caller_return, sp, leaf_tag(state, leaf_rule, sp, bp));
+  ExactSet& set = state->exact[set_index];
   // An empty way, else the least recently used (the probe missed, so no way holds this walk).
   uint32_t way = 0, oldest = 0;
   for (uint32_t w = 0; w < kExactWays; ++w) {
@@ -932,6 +961,7 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
     }
   }
   set.recent = way;
+  memo->exact_last = static_cast<uint16_t>(set_index * kExactWays + way + 1);
   ExactKey& key = set.key[way];
   ExactWalk& e = set.walk[way];
   const WalkCheck* const checks = state->walk_buf[memo->buf].check + memo->walk_first;
@@ -1004,6 +1034,8 @@ void forget_walks(ThreadState* state) {
     memo.base = 0;
     memo.exact_score = 0;
     memo.exact_pause = 0;
+    memo.leaf_rule_pc = 0;
+    memo.exact_last = 0;
     memo.buf = i;
   }
   state->walk_spare = kWalkMemos;

@@ -84,6 +84,12 @@ struct WalkMemo {
   uint64_t base = 0;            // the hash "before" the first step (see stack_hash_window)
   int16_t exact_score = 0;      // the exact-stack cache's hits less misses at this site
   uint16_t exact_pause = 0;     // captures left before this site probes that cache again
+  // The frame rule of the call site's return address, for the exact-stack cache's set index
+  // (kept here: the memo is at hand there, the rule cache is a hash and a set away).
+  uintptr_t leaf_rule_pc = 0;   // the return address it is the rule of (0: none)
+  FrameRule leaf_rule;
+  uint16_t exact_last = 0;      // set * kExactWays + way + 1 of the exact-stack cache's way
+                                // this site hit or wrote last (0: none)
 };
 // The exact-stack cache: walks of up to kExactSteps frames kept whole, by their leaf's
 // registers, with the depot id they were given. A memo is one per call site, and sites
@@ -259,7 +265,7 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
 // Keeps the walk `memo` holds (walk_unwind_tables just made it, from that return address
 // and frame) with its depot id, if it is short enough.
 void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
-                          uint32_t max, const WalkMemo* memo, uint32_t context_id);
+                          uint32_t max, WalkMemo* memo, uint32_t context_id);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
 // the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
 FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
