@@ -854,9 +854,6 @@ inline uintptr_t leaf_tag(const ThreadState* state, FrameRule rule, uintptr_t sp
 inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t bp, uint32_t max) {
   return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
 }
-}  // namespace
-
-namespace {
 // Whether way `w` of `set` holds this walk: the same leaf registers and depth, and every
 // word its walk read and used unchanged (the tag first, at one load). All words compared
 // with no branch between them: pairs as 16 bytes, then the rest.

@@ -117,8 +117,7 @@ inline constexpr uint32_t kExactWays = 8;
 // set chosen by the registers alone, a wrapper called from more places than a set has ways
 // (an xmalloc under dozens of callers, called in turn) evicted its own walks and never hit.
 // The probe reads the tag where the leaf's frame rule says it is, as the walk's first step
-// would.
-// The set of a walk with these leaf registers and tag.
+// would; exact_set_index is the set of a walk with these leaf registers and tag.
 inline uint32_t exact_set_index(uintptr_t pc, uintptr_t sp, uintptr_t tag) {
   constexpr int kSetBits = __builtin_ctz(kExactSets);
   const uint64_t h = (pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull) ^
