@@ -481,30 +481,48 @@ TEST(Default, OwnUnwinderGivesLibunwindsStacksInDeepRecursion) {
   }
 }
 
+// The number the atexit=1 statistics print before " <what>" (~0 when they do not).
+uint64_t printed_stat(const std::string& err, const std::string& what) {
+  const size_t at = err.find(" " + what);
+  if (at == std::string::npos || at == 0) return ~uint64_t{0};
+  const size_t from = err.rfind(' ', at - 1) + 1;
+  return std::stoull(err.substr(from, at - from));
+}
+
+// Runs our build of `b` with atexit=1 statistics: its stderr and its one profile's contexts.
+struct StatsRun {
+  std::string err;
+  Contexts contexts;
+};
+StatsRun run_with_stats(const Binaries& b, const std::string& tag) {
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS=atexit=1:log_path=" + dir + "/" + tag + ".raw " + sh_quote(b.ours));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto files = files_with_prefix(dir, tag + ".raw.");
+  EXPECT_EQ(files.size(), 1u);
+  return {r.err, files.size() == 1 ? show(b.ours, files[0]) : Contexts{}};
+}
+
+// The contexts from a frame of `first`* down to main, each expected with `allocs` allocations.
+size_t contexts_to_main(const Contexts& got, const std::string& first, const std::string& allocs) {
+  size_t n = 0;
+  for (const auto& [k, f] : got) {
+    if (k.rfind(first, 0) != 0 || k.find(">main:") == std::string::npos) continue;
+    ++n;
+    EXPECT_EQ(f.at("AllocCount"), allocs) << k;
+  }
+  return n;
+}
+
 TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
   // 4096 sites called in turn outgrow a thread's frame-rule cache: each rule is computed
   // from the unwind tables once and then found in the process's shared table (every call
   // recomputed it before, 81,920 times, a third of the run), with every context right.
-  const Binaries& b = build("many_sites", "many_sites.c");
-  const std::string dir = profkit::test::work_dir("raw");
-  const auto r = run("MEMPROF_OPTIONS=atexit=1:log_path=" + dir + "/sites.raw " + sh_quote(b.ours));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const size_t at = r.err.find(" rules computed");
-  ASSERT_NE(at, std::string::npos) << r.err;
-  const size_t from = r.err.rfind(' ', at - 1) + 1;
-  const uint64_t computed = std::stoull(r.err.substr(from, at - from));
+  const StatsRun r = run_with_stats(build("many_sites", "many_sites.c"), "sites");
+  const uint64_t computed = printed_stat(r.err, "rules computed");
   EXPECT_GE(computed, 4096u) << r.err;
   EXPECT_LE(computed, 4096u + 64) << r.err;
-  const auto files = files_with_prefix(dir, "sites.raw.");
-  ASSERT_EQ(files.size(), 1u);
-  const Contexts got = show(b.ours, files[0]);
-  size_t sites = 0;
-  for (const auto& [k, f] : got) {
-    if (k.rfind("f", 0) != 0 || k.find(">main:") == std::string::npos) continue;
-    ++sites;
-    EXPECT_EQ(f.at("AllocCount"), "20") << k;
-  }
-  EXPECT_EQ(sites, 4096u);
+  EXPECT_EQ(contexts_to_main(r.contexts, "f", "20"), 4096u);
 }
 
 TEST(Default, PathsThroughOneWrapperAreAnsweredByTheExactStackCache) {
@@ -512,31 +530,14 @@ TEST(Default, PathsThroughOneWrapperAreAnsweredByTheExactStackCache) {
   // set chosen by the wrapper's registers alone, its 8 ways held 8 of the paths and nearly
   // every capture walked the stack (and, missing that often, stopped probing); now the set
   // also depends on the wrapper's caller. Every context stays right.
-  const Binaries& b = build("wrapper_callers", "wrapper_callers.c");
-  const std::string dir = profkit::test::work_dir("raw");
-  const auto r = run("MEMPROF_OPTIONS=atexit=1:log_path=" + dir + "/wrapper.raw " + sh_quote(b.ours));
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto stat = [&](const std::string& what) -> uint64_t {
-    const size_t at = r.err.find(" " + what);
-    if (at == std::string::npos) return ~uint64_t{0};
-    const size_t from = r.err.rfind(' ', at - 1) + 1;
-    return std::stoull(r.err.substr(from, at - from));
-  };
-  const uint64_t captures = stat("walker captures"), hits = stat("exact-cache hits");
+  const StatsRun r = run_with_stats(build("wrapper_callers", "wrapper_callers.c"), "wrapper");
+  const uint64_t captures = printed_stat(r.err, "walker captures");
+  const uint64_t hits = printed_stat(r.err, "exact-cache hits");
   ASSERT_NE(captures, ~uint64_t{0}) << r.err;
   ASSERT_NE(hits, ~uint64_t{0}) << r.err;
   EXPECT_GE(captures, 48000u) << r.err;
   EXPECT_GE(hits, captures * 9 / 10) << r.err;
-  const auto files = files_with_prefix(dir, "wrapper.raw.");
-  ASSERT_EQ(files.size(), 1u);
-  const Contexts got = show(b.ours, files[0]);
-  size_t paths = 0;
-  for (const auto& [k, f] : got) {
-    if (k.rfind("xalloc", 0) != 0 || k.find(">main:") == std::string::npos) continue;
-    ++paths;
-    EXPECT_EQ(f.at("AllocCount"), "1000") << k;
-  }
-  EXPECT_EQ(paths, 48u);
+  EXPECT_EQ(contexts_to_main(r.contexts, "xalloc", "1000"), 48u);
 }
 
 TEST(Default, StressThreadsSignalsForkExitHooks) {
