@@ -103,9 +103,9 @@ struct WalkMemo {
 // pointers (libstdc++) keeps any value there, which changed from call to call, and a key
 // with it missed half the time.
 // Eight ways per set, replaced least recently used: the paths through one wrapper reach it
-// with the same registers (Lua's l_alloc sits at the same depth under most of its callers),
-// so they share a set, and a way is told from the others by the return address its leaf
-// step read (`tag`) before the other words are compared. 32 frames: the default depth
+// with the same registers (Lua's l_alloc sits at the same depth under most of its callers);
+// the return address its leaf step read (`tag`) spreads them over the sets (below) and tells
+// a way from the others before the other words are compared. 32 frames: the default depth
 // (malloc_context_size=30) fits, so a program's usual stacks all can be kept; sites where
 // the cache keeps missing (a recursion, whose every depth is a new leaf) stop probing for a
 // while (WalkMemo::exact_score).
