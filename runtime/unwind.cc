@@ -843,9 +843,15 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
 
 namespace {
 // The return address the first step of a walk from these registers reads, found as that
-// step finds it, with the leaf's rule; 0 where it is not a CFA rule or the CFA is off the
-// stack.
-inline uintptr_t leaf_tag(const ThreadState* state, FrameRule rule, uintptr_t sp, uintptr_t bp) {
+// step finds it, with the leaf's rule (kept in the call site's memo); 0 where it is not a
+// CFA rule or the CFA is off the stack.
+inline uintptr_t leaf_tag(ThreadState* state, WalkMemo& memo, uintptr_t pc, uintptr_t sp,
+                          uintptr_t bp) {
+  if (memo.leaf_rule_pc != pc) {
+    memo.leaf_rule = rule_for(state, pc);
+    memo.leaf_rule_pc = pc;
+  }
+  const FrameRule rule = memo.leaf_rule;
   if (rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) return 0;
   const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
   if (cfa <= sp || cfa > state->stack_high || (cfa & 7) != 0) return 0;
@@ -914,12 +920,8 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
     if (exact_way_matches(state->exact[last_set], last_way, caller_return, sp, bp, max))
       return exact_hit(state, memo, last_set, last_way);
   }
-  if (memo.leaf_rule_pc != caller_return) {
-    memo.leaf_rule = rule_for(state, caller_return);
-    memo.leaf_rule_pc = caller_return;
-  }
   const uint32_t set_index =
-      exact_set_index(caller_return, sp, leaf_tag(state, memo.leaf_rule, sp, bp));
+      exact_set_index(caller_return, sp, leaf_tag(state, memo, caller_return, sp, bp));
   const ExactSet& set = state->exact[set_index];
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
@@ -940,9 +942,8 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   if (n > kExactSteps || context_id == 0 || memo->exact_pause != 0) return;
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
-  const FrameRule leaf_rule =
-      memo->leaf_rule_pc == caller_return ? memo->leaf_rule : rule_for(state, caller_return);
-  const uint32_t set_index = exact_set_index(caller_return, sp, leaf_tag(state, leaf_rule, sp, bp));
+  const uint32_t set_index =
+      exact_set_index(caller_return, sp, leaf_tag(state, *memo, caller_return, sp, bp));
   ExactSet& set = state->exact[set_index];
   // An empty way, else the least recently used (the probe missed, so no way holds this walk).
   uint32_t way = 0, oldest = 0;
