@@ -958,5 +958,6 @@ void __memprof_print_accumulated_stats(void) {
       .str(" frames, ").num(w.steps).str(" stepped), ").num(w.interned).str(" depot lookups (")
       .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new), frame rules: ")
       .num(w.rules_shared).str(" from the shared table, ").num(w.rules_computed)
-      .str(" rules computed").flush_to(2);
+      .str(" rules computed; ").num(w.other_stacks).str(" walks on other stacks, ")
+      .num(w.by_libunwind).str(" left to libunwind").flush_to(2);
 }

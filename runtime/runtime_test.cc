@@ -646,6 +646,37 @@ TEST(ExactStack, WalksOfTheDefaultDepthAreKept) {
   EXPECT_EQ(f.lookup(), 0u);
 }
 
+// A coroutine's stack (here FakeWalk's words, whatever the thread's bounds say) is walked
+// frame by frame with the rules, and ends where libunwind's walk ends: at a return address
+// its object has no unwind entry for (listed), the outermost frame, or a zero address.
+TEST(OtherStack, FramesAreFollowedToTheFrameWithoutAnUnwindEntry) {
+  FakeWalk f(4);
+  f.state->stack_low = f.state->stack_high = 0;
+  const FrameRule fp{FrameRule::from_rbp, FrameRule::rbp_saved, -16, 16};
+  for (uintptr_t ra : {0x401100, 0x401200}) cache_rule(f.state.get(), ra, fp);
+  cache_rule(f.state.get(), 0x401300, FrameRule{FrameRule::no_entry, 0, 0, 0});
+  uintptr_t out[8];
+  auto walk = [&](uint32_t max) {
+    return std::vector<uintptr_t>(out, out + walk_other_stack(f.state.get(), FakeWalk::kRet,
+                                                               f.frame(), out, max));
+  };
+  const std::vector<uintptr_t> whole = {FakeWalk::kRet, 0x401100, 0x401200, 0x401300};
+  EXPECT_EQ(walk(8), whole);
+  EXPECT_EQ(walk(2), std::vector<uintptr_t>(whole.begin(), whole.begin() + 2));
+  cache_rule(f.state.get(), 0x401300, FrameRule{FrameRule::outermost, 0, 0, 0});
+  EXPECT_EQ(walk(8), whole);
+  f.w[7] = 0;  // a zero return address ends it before that frame
+  EXPECT_EQ(walk(8), std::vector<uintptr_t>(whole.begin(), whole.begin() + 3));
+  f.w[7] = 0x401300;
+  // Frames it cannot follow leave the walk to libunwind: a rule it does not know, a frame
+  // below the one before it.
+  cache_rule(f.state.get(), 0x401200, FrameRule{FrameRule::bad, 0, 0, 0});
+  EXPECT_TRUE(walk(8).empty());
+  cache_rule(f.state.get(), 0x401200, fp);
+  f.w[4] = f.at(0);
+  EXPECT_TRUE(walk(8).empty());
+}
+
 // A site whose probes keep missing (a recursion: each depth is another leaf) stops probing
 // for kExactPause captures, and keeps nothing meanwhile; then it probes again.
 TEST(ExactStack, ASiteThatKeepsMissingPausesItsProbes) {

@@ -337,34 +337,43 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
       ThreadState* const state = tls_state;
       WalkStats& stats = state->walk_stats;
       ++stats.captures;
-      if (const uint32_t id = exact_stack(state, caller_return, caller_frame, walk_depth)) {
-        ++stats.exact_hits;
-        return id;
-      }
-      WalkMemo* memo = nullptr;
-      uint64_t hash = 0;
-      WalkShare share;
-      ++stats.walks;
-      n = walk_unwind_tables(state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
-                             &share);
-      stats.frames += n;
-      if (n != 0) {
-        stats.whole_replays += memo->context_id != 0;
-        // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
-        // The option is fixed for the process, so the id a memo keeps (and the exact-stack
-        // cache) is always folded or always not.
-        if (memo->context_id == 0) {
-          if (fold) {
-            const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
-            if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
-            n = kept;
-            share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
-          }
-          memo->context_id = intern(state, pcs, n, hash, share);
+      if (caller_frame >= state->stack_low && caller_frame < state->stack_high) {
+        if (const uint32_t id = exact_stack(state, caller_return, caller_frame, walk_depth)) {
+          ++stats.exact_hits;
+          return id;
         }
-        remember_exact_stack(state, caller_return, caller_frame, walk_depth, memo, memo->context_id);
-        return memo->context_id;
+        WalkMemo* memo = nullptr;
+        uint64_t hash = 0;
+        WalkShare share;
+        ++stats.walks;
+        n = walk_unwind_tables(state, caller_return, caller_frame, pcs, walk_depth, &memo, &hash,
+                               &share);
+        stats.frames += n;
+        if (n != 0) {
+          stats.whole_replays += memo->context_id != 0;
+          // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
+          // The option is fixed for the process, so the id a memo keeps (and the exact-stack
+          // cache) is always folded or always not.
+          if (memo->context_id == 0) {
+            if (fold) {
+              const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
+              if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
+              n = kept;
+              share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
+            }
+            memo->context_id = intern(state, pcs, n, hash, share);
+          }
+          remember_exact_stack(state, caller_return, caller_frame, walk_depth, memo,
+                               memo->context_id);
+          return memo->context_id;
+        }
+      } else {
+        // A coroutine's or fiber's stack (or a thread whose stack is unknown): walked afresh
+        // each time, then folded and interned below as libunwind's frames would be.
+        n = walk_other_stack(state, caller_return, caller_frame, pcs, walk_depth);
+        stats.frames += n;
       }
+      if (n == 0) ++stats.by_libunwind;
     }
     if (n == 0) {
       void* frames[256 + kSkipMax];

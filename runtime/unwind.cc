@@ -319,8 +319,9 @@ bool run_cfi(Reader r, const Cie& cie, uint64_t loc, uint64_t target, const CfiS
   return r.ok;
 }
 
-// The FDE covering `pc` in the object's .eh_frame_hdr search table, or nullptr.
-const uint8_t* find_fde(const Image& image, const uint8_t* hdr, uintptr_t pc) {
+// The FDE of the last function starting at or before `pc` in the object's .eh_frame_hdr
+// search table, or nullptr (`*before_all`: the table is sound and starts after `pc`).
+const uint8_t* find_fde(const Image& image, const uint8_t* hdr, uintptr_t pc, bool* before_all) {
   if (hdr == nullptr || !image.holds(hdr, 4) || hdr[0] != 1) return nullptr;
   const uint8_t table_enc = hdr[3];
   if (table_enc != (kPeDatarel | 0x0b)) return nullptr;  // sorted table of sdata4 pairs
@@ -343,7 +344,10 @@ const uint8_t* find_fde(const Image& image, const uint8_t* hdr, uintptr_t pc) {
     else
       hi = mid;
   }
-  if (base + static_cast<uint64_t>(entry(lo, 0)) > pc) return nullptr;
+  if (base + static_cast<uint64_t>(entry(lo, 0)) > pc) {
+    *before_all = true;
+    return nullptr;
+  }
   const uint64_t fde = base + static_cast<uint64_t>(entry(lo, 1));
   const uint64_t image_lo = reinterpret_cast<uintptr_t>(image.lo);
   if (fde < image_lo || fde - image_lo >= static_cast<uint64_t>(image.hi - image.lo)) return nullptr;
@@ -358,8 +362,9 @@ FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, con
                            uintptr_t pc) {
   FrameRule bad{FrameRule::bad, 0, 0, 0};
   const Image image{image_lo, image_hi};
-  const uint8_t* fde = find_fde(image, hdr, pc);
-  if (fde == nullptr) return bad;
+  bool before_all = false;
+  const uint8_t* fde = find_fde(image, hdr, pc, &before_all);
+  if (fde == nullptr) return before_all ? FrameRule{FrameRule::no_entry, 0, 0, 0} : bad;
   const uint8_t* body;
   const uint8_t* end;
   if (!entry_bounds(image, fde, &body, &end)) return bad;
@@ -371,7 +376,8 @@ FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, con
   Reader r{body + 4, end};
   const uint64_t begin = r.pointer(cie.fde_encoding, 0);
   const uint64_t range = r.pointer(cie.fde_encoding, 0, true);
-  if (!r.ok || pc < begin || pc - begin >= range) return bad;
+  if (!r.ok) return bad;
+  if (pc < begin || pc - begin >= range) return FrameRule{FrameRule::no_entry, 0, 0, 0};
   if (cie.has_augmentation_data) {
     const uint64_t n = r.uleb();
     if (!r.has(n)) return bad;
@@ -612,7 +618,8 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       st->flags |= kStepOutermost;
       return Next::end;
     }
-    if (rule.kind == FrameRule::bad || (rule.kind == FrameRule::from_rbp && !bp_known))
+    if ((rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) ||
+        (rule.kind == FrameRule::from_rbp && !bp_known))
       return Next::fail;
     const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
     if (cfa <= sp || cfa > high || (cfa & 7) != 0) return Next::fail;
@@ -839,6 +846,47 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
   const uint64_t before = i == memo.first ? memo.base : old[i - 1].hash;
   *hash_out = stack_hash_final(stack_hash_window(before, old[memo.end - 1].hash, n), n);
   return n;
+}
+
+uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                          uintptr_t* out, uint32_t max) {
+  // Such a stack's bounds are the program's secret (a malloc'd or mmap'd block): frames
+  // must lie above the entry point's and, as a bound on a walk gone astray, within the
+  // span a large coroutine stack could have.
+  constexpr uintptr_t kSpan = uintptr_t{64} << 20;
+  if ((caller_frame & 7) != 0 || caller_frame == 0 || caller_frame > ~uintptr_t{0} - kSpan ||
+      max == 0)
+    return 0;
+  const uintptr_t high = caller_frame + kSpan;
+  auto load = [](uintptr_t at) { return *reinterpret_cast<const uintptr_t*>(at); };
+  uintptr_t pc = caller_return;
+  uintptr_t sp = caller_frame + 16;
+  uintptr_t bp = load(caller_frame);
+  bool bp_known = true;
+  ++state->walk_stats.other_stacks;
+  uint32_t n = 0;
+  for (;;) {
+    out[n++] = pc;
+    if (n == max) return n;
+    ++state->walk_stats.steps;
+    const FrameRule rule = rule_for(state, pc);
+    if (rule.kind == FrameRule::outermost || rule.kind == FrameRule::no_entry) return n;
+    if ((rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) ||
+        (rule.kind == FrameRule::from_rbp && !bp_known))
+      return 0;
+    const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
+    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return 0;
+    if (rule.rbp == FrameRule::rbp_saved) {
+      const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
+      if (slot < sp) return 0;
+      bp = load(slot);
+    } else if (rule.rbp == FrameRule::rbp_lost) {
+      bp_known = false;
+    }
+    pc = load(cfa - 8);
+    sp = cfa;
+    if (pc == 0) return n;  // as a thread's first frame
+  }
 }
 
 namespace {

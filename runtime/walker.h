@@ -12,7 +12,9 @@ struct ThreadState;
 // an offset, the return address sits just below the CFA, and the caller's rbp is unchanged,
 // saved at CFA + rbp_offset, or lost.
 struct FrameRule {
-  enum Kind : uint8_t { unknown, bad, outermost, from_rsp, from_rbp };
+  // no_entry: the object has unwind tables but none for this address (code between
+  // functions: a return address that is not after a call, as makecontext's stacks hold).
+  enum Kind : uint8_t { unknown, bad, outermost, from_rsp, from_rbp, no_entry };
   enum Rbp : uint8_t { rbp_same, rbp_saved, rbp_lost };
   uint8_t kind = unknown;
   uint8_t rbp = rbp_same;
@@ -172,6 +174,8 @@ struct WalkStats {
   uint64_t inserted = 0;       // of those, new stacks
   uint64_t rules_shared = 0;   // frame rules the thread's cache lacked, found in the shared table
   uint64_t rules_computed = 0; // frame rules computed from the unwind tables
+  uint64_t other_stacks = 0;   // walks on a stack other than the thread's (walk_other_stack)
+  uint64_t by_libunwind = 0;   // captures the own walkers left to libunwind
 
   WalkStats& operator+=(const WalkStats& o) {
     captures += o.captures;
@@ -186,6 +190,8 @@ struct WalkStats {
     inserted += o.inserted;
     rules_shared += o.rules_shared;
     rules_computed += o.rules_computed;
+    other_stacks += o.other_stacks;
+    by_libunwind += o.by_libunwind;
     return *this;
   }
 };
@@ -252,6 +258,14 @@ static_assert((kFrameCacheSets & (kFrameCacheSets - 1)) == 0 &&
 uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                             uintptr_t* out, uint32_t max, WalkMemo** memo, uint64_t* hash,
                             WalkShare* share);
+// Walks a stack that is not the thread's own (a coroutine's or fiber's, from makecontext or
+// a fiber library), from an entry point's return address and frame, without memo or
+// cache: their words need not stay readable once the coroutine is gone. Frames are
+// followed as libunwind follows them, up to `max`; the walk ends at a frame whose
+// return address has no unwind entry in its object (listed, as libunwind lists it: the
+// function makecontext returns to). 0 where a frame cannot be followed (libunwind then).
+uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
+                          uintptr_t* out, uint32_t max);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
 // Puts `rule` in the thread's rule cache as the rule of return address `ra` (tests: walks
@@ -266,7 +280,8 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
 void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                           uint32_t max, WalkMemo* memo, uint32_t context_id);
 // The frame rule at `pc` from a loaded object's .eh_frame_hdr at `hdr`; every read stays in
-// the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed.
+// the object's mapped bytes [image_lo, image_hi). FrameRule::bad when it cannot be followed,
+// FrameRule::no_entry when the tables are sound but cover no function at `pc`.
 FrameRule rule_from_tables(const uint8_t* image_lo, const uint8_t* image_hi, const uint8_t* hdr,
                            uintptr_t pc);
 

@@ -514,6 +514,59 @@ size_t contexts_to_main(const Contexts& got, const std::string& first, const std
   return n;
 }
 
+// Every stack of a raw profile with its allocation count, each frame as "build id+offset in
+// the object" (so two runs under ASLR compare), frames outside every segment as "?".
+std::map<std::vector<std::string>, uint64_t> raw_stacks(const std::string& file) {
+  const std::string bytes = profkit::test::read_file(file);
+  auto profiles = profkit::memprof::read_raw_profiles(profkit::as_bytes(bytes));
+  std::map<std::vector<std::string>, uint64_t> out;
+  if (!profiles.has_value() || profiles->size() != 1) {
+    ADD_FAILURE() << file << " is not one raw profile";
+    return out;
+  }
+  const auto& p = profiles->front();
+  std::map<uint64_t, uint64_t> allocs;
+  for (const auto& m : p.mibs) allocs[m.stack_id] += m.mib.AllocCount;
+  for (const auto& s : p.stacks) {
+    std::vector<std::string> frames;
+    for (const uint64_t pc : s.pcs) {
+      std::string frame = "?";
+      for (const auto& seg : p.segments)
+        if (pc >= seg.start && pc < seg.end) {
+          std::ostringstream text;
+          for (const uint8_t b : seg.build_id) text << std::hex << int{b};
+          text << "+" << std::hex << pc - seg.offset;
+          frame = text.str();
+        }
+      frames.push_back(frame);
+    }
+    out[frames] += allocs[s.stack_id];
+  }
+  return out;
+}
+
+TEST(Default, FiberStacksAreWalkedAsLibunwindWalksThem) {
+  // Allocations on coroutine stacks (makecontext: one malloc'd, one mmap'd) are outside the
+  // thread's own stack, so each used to be left to libunwind (46% of such a program's run);
+  // the runtime's walker follows them now, to the function makecontext returns to, and
+  // gives libunwind's frames, down to that last one (not in the program: compared raw).
+  const Binaries& b = build("fiber_stacks", "fiber_stacks.c");
+  const StatsRun own = run_with_stats(b, "fiber-own");
+  EXPECT_EQ(printed_stat(own.err, "left to libunwind"), 0u) << own.err;
+  EXPECT_GE(printed_stat(own.err, "walks on other stacks"), 6000u) << own.err;
+  const auto libunwind = profile(b.ours, "fiber-libunwind", "use_libunwind=1");
+  const auto own_files = files_with_prefix(profkit::test::work_dir("raw"), "fiber-own.raw.");
+  ASSERT_EQ(libunwind.size(), 1u);
+  ASSERT_EQ(own_files.size(), 1u);
+  const auto want = raw_stacks(libunwind[0]);
+  EXPECT_EQ(raw_stacks(own_files[0]), want);
+  // Two fibers x 4 depths, and main's calls.
+  uint64_t fiber_allocs = 0;
+  for (const auto& [k, v] : own.contexts)
+    if (k.find("fiber_main") != std::string::npos) fiber_allocs += std::stoull(v.at("AllocCount"));
+  EXPECT_EQ(fiber_allocs, 6000u);
+}
+
 TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
   // 4096 sites called in turn outgrow a thread's frame-rule cache: each rule is computed
   // from the unwind tables once and then found in the process's shared table (every call
