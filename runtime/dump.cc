@@ -236,6 +236,12 @@ bool has_pattern(const char* s) {
 // interval profile (`interval` > 0) is `<file>.i<interval>`.
 int target(Path* path, uint32_t interval) {
   const int pid = getpid();
+  // Under `profkit run`, relative names are taken from the directory it started in.
+  auto from_start_dir = [path](const char* name) {
+    if (name[0] != '/' && g.options.start_dir.value[0] == '/')
+      path->add(g.options.start_dir.value).add("/");
+  };
+  if (g.options.output.value[0] != '\0') from_start_dir(g.options.output.value);
   if (g.options.output.value[0] != '\0' && has_pattern(g.options.output.value)) {
     // A pattern: %p is the pid, %e the program name, %% a '%'.
     char exe[4096];
@@ -266,6 +272,7 @@ int target(Path* path, uint32_t interval) {
     }
     if (same_string(base, "stdout")) return 1;
     if (same_string(base, "stderr")) return 2;
+    from_start_dir(base);
     path->add(base);
     if (g.options.log_exe_name.value) {
       char exe[4096];

@@ -196,6 +196,35 @@ TEST(Run, FollowChildrenAndOutputPatternsChooseWhoWritesWhat) {
   EXPECT_EQ(run(pk() + " run --follow-children='(' -- true").status, 1);
 }
 
+// Programs change directory (daemons to /, `make -C`, a shell's cd before it runs a tool):
+// the default profiles still go to the directory `profkit run` started in, where its
+// summary looks. They went to each process's directory at exit, and the summary said no
+// profile was written. A user's own log_path still wins.
+TEST(Run, DefaultProfilesStayInTheStartingDirectory) {
+  const std::string dir = work_dir("chdir");
+  run_ok("mkdir -p " + dir + "/start " + dir + "/elsewhere " + dir + "/mine");
+  write_file(dir + "/chdir.c",
+             "#include <stdlib.h>\n#include <unistd.h>\n"
+             "int main(int argc, char** argv) {\n"
+             "  for (int i = 0; i < 100; i++) free(malloc(32));\n"
+             "  return chdir(argv[1]) == 0 ? 0 : 9;\n}\n");
+  run_ok("gcc -O1 -o " + dir + "/chdir " + dir + "/chdir.c");
+  const std::string prog = dir + "/chdir " + dir + "/elsewhere";
+  CommandResult r = run_ok("cd " + dir + "/start && " + pk() + " run -- " + prog);
+  EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
+  EXPECT_EQ(run_ok("ls " + dir + "/start | grep -c '^memprof.profraw.[0-9]*$'").out, "1\n");
+  EXPECT_EQ(run("ls " + dir + "/elsewhere | grep -c memprof").out, "0\n");
+  r = run_ok("cd " + dir + "/start && " + pk() + " run --options=log_path=" + dir +
+             "/mine/p -- " + prog);
+  EXPECT_EQ(run_ok("ls " + dir + "/mine | grep -c '^p.[0-9]*$'").out, "1\n");
+  // A directory name with a quote in it.
+  run_ok("mkdir -p \"" + dir + "/it's\"");
+  r = run_ok("cd \"" + dir + "/it's\" && " + pk() + " run -- " + prog);
+  EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
+  r = run_ok("cd \"" + dir + "/it's\" && " + pk() + " run -o p.raw -- " + prog);
+  EXPECT_EQ(run_ok("ls \"" + dir + "/it's\" | grep -c '^p.raw$'").out, "1\n");
+}
+
 TEST(Run, WarnsThatAStaticProgramCannotBeProfiled) {
   const std::string dir = work_dir("static");
   write_file(dir + "/st.c", "int main(void) { return 5; }\n");

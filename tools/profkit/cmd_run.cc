@@ -20,6 +20,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -247,6 +248,17 @@ std::vector<std::string> environment_with(const std::vector<std::string>& set) {
   return env;
 }
 
+// The longest option value the runtime keeps (its kOptionStringMax, with the NUL).
+constexpr size_t kStartDirMax = 1024;
+
+// `value` as a MEMPROF_OPTIONS value: the runtime's parser takes '...' or "..." and has no
+// escapes, so a value with both quote characters cannot be passed.
+std::optional<std::string> quoted_option_value(const std::string& value) {
+  if (value.find('\'') == std::string::npos) return "'" + value + "'";
+  if (value.find('"') == std::string::npos) return "\"" + value + "\"";
+  return std::nullopt;
+}
+
 int run_program(const RunCommand& cmd) {
   const std::string runtime = runtime_path();
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
@@ -257,7 +269,17 @@ int run_program(const RunCommand& cmd) {
   std::string preload = runtime;
   if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   std::string options;
-  if (const char* old = getenv("MEMPROF_OPTIONS"); old && *old) options = old;
+  // Relative profile names (the default memprof.profraw.<pid>) are taken from this
+  // directory, where profiles_written() looks, even in a process that changed directory.
+  // First, so that a start_dir the user gives wins. A directory the runtime's options
+  // cannot hold keeps the old rule: the process's directory when it writes.
+  std::error_code cwd_error;
+  const std::string cwd = std::filesystem::current_path(cwd_error).string();
+  if (const auto quoted = quoted_option_value(cwd);
+      !cwd_error && quoted && quoted->size() < kStartDirMax)
+    options = "start_dir=" + *quoted;
+  if (const char* old = getenv("MEMPROF_OPTIONS"); old && *old)
+    options += (options.empty() ? "" : ":") + std::string(old);
   if (!cmd.options.empty()) options += (options.empty() ? "" : ":") + cmd.options;
   if (!cmd.dump_interval.empty()) {
     // The runtime's syntax (decimal seconds, millisecond resolution), checked here so a
@@ -274,8 +296,13 @@ int run_program(const RunCommand& cmd) {
     options += (options.empty() ? "" : ":") + std::string("sample_interval=") +
                std::to_string(cmd.sample_interval);
   if (!cmd.output.empty()) {
-    const std::string absolute = std::filesystem::absolute(cmd.output).string();
-    options += (options.empty() ? "" : ":") + std::string("output='") + absolute + "'";
+    const auto quoted = quoted_option_value(std::filesystem::absolute(cmd.output).string());
+    if (!quoted) {
+      report_error("run: --output: a path with both ' and \" in it cannot be passed to the runtime: '" +
+                   cmd.output + "'");
+      return 1;
+    }
+    options += (options.empty() ? "" : ":") + std::string("output=") + *quoted;
   }
   if (cmd.follow_children != "all") {
     if (cmd.follow_children != "none") {
@@ -402,7 +429,8 @@ void add_run_command(CLI::App& app, int& exit_status) {
   CLI::App* sub = app.add_subcommand(
       "run", "Run a program with allocation-only heap profiling (raw memprof output)");
   sub->add_option("-o,--output", cmd->output,
-                  "Profile path (default: memprof.profraw.<pid> in the current directory); "
+                  "Profile path (default: memprof.profraw.<pid> in the current directory, also for "
+                  "processes that change directory); "
                   "other processes of the tree add .<pid>; with %p (pid) and %e (program "
                   "name) a pattern every process fills in");
   sub->add_option("--follow-children", cmd->follow_children,
