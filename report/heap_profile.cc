@@ -152,9 +152,17 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
     set.add(std::move(frames), mib.mib, mib.histogram, found == live.end() ? nullptr : found->second);
   }
   if (options.progress) options.progress(total, total);
-  if (profile.contexts.empty())
+  if (profile.contexts.empty()) {
+    // The usual reason: a stripped binary (a system program under `profkit run`).
+    if (symbolizer.stats().no_debug_info != 0)
+      return make_error(ErrorCode::malformed, kNoOffset,
+                        "no allocation context could be symbolized: the binaries have no debug "
+                        "information at its frames; build with -g, or pass the separate debug "
+                        "files (--profiled-binary=/usr/lib/debug/.build-id finds Debian's "
+                        "-dbgsym files by build id)");
     return make_error(ErrorCode::malformed, kNoOffset,
                       "no allocation context could be symbolized with the given binaries");
+  }
   return profile;
 }
 

@@ -427,6 +427,21 @@ TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
       << missing.err << " / " << id;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
   EXPECT_NE(missing.err.find("--profiled-binary"), std::string::npos) << missing.err;
+  // A program found on PATH (as a system program run under `profkit run` is): its binary
+  // is looked for there too.
+  const CommandResult on_path = run("cd " + elsewhere + " && PATH=" + dir + ":$PATH " +
+                                    sh_quote(profkit_bin()) + " report p.raw");
+  EXPECT_EQ(on_path.status, 0) << on_path.err;
+  EXPECT_NE(on_path.out.find("100 allocations"), std::string::npos) << on_path.out;
+  EXPECT_NE(on_path.out.find("site"), std::string::npos) << on_path.out;
+  // Stripped (as system programs are): one line that says what is missing.
+  const std::string stripped = work_dir("report_find_stripped");
+  run_ok("cp " + dir + "/r " + stripped + "/r && strip -g " + stripped + "/r");
+  const CommandResult no_dwarf = run("cd " + elsewhere + " && PATH=" + stripped + ":$PATH " +
+                                     sh_quote(profkit_bin()) + " report p.raw");
+  EXPECT_EQ(no_dwarf.status, 1);
+  EXPECT_NE(no_dwarf.err.find("no debug information"), std::string::npos) << no_dwarf.err;
+  EXPECT_EQ(std::count(no_dwarf.err.begin(), no_dwarf.err.end(), '\n'), 1) << no_dwarf.err;
 }
 
 }  // namespace

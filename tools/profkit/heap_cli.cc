@@ -1,8 +1,11 @@
 // Shared options of `profkit report` and `profkit diff` (see heap_cli.h).
 #include "tools/profkit/heap_cli.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include "format/elf/elf_file.h"
 #include "format/memprof/input.h"
@@ -81,10 +84,29 @@ bool resolve_color(const HeapCliOptions& options, bool& color) {
 
 namespace {
 
+// The directories of $PATH, in order (an empty entry is the current directory, as for the
+// shell).
+std::vector<std::filesystem::path> path_directories() {
+  std::vector<std::filesystem::path> dirs;
+  const char* path = getenv("PATH");
+  if (path == nullptr) return dirs;
+  std::string_view rest(path);
+  for (;;) {
+    const size_t colon = rest.find(':');
+    const std::string_view dir = rest.substr(0, colon);
+    dirs.emplace_back(dir.empty() ? std::string_view(".") : dir);
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return dirs;
+}
+
 // For a raw profile read without --profiled-binary: the binaries beside the profile and in
 // the current directory whose build id is one the profile's memory map names (the runtime
-// writes the profile where the program runs, usually beside it). Empty: none found, and
-// `needed` is the build id of the profiled executable (the map's first entry).
+// writes the profile where the program runs, usually beside it), and, when the profiled
+// executable is not among them, the one on $PATH (a system program run under `profkit
+// run`). Empty: none found, and `needed` is the build id of the profiled executable (the
+// map's first entry).
 std::vector<std::string> find_profiled_binaries(const std::string& path, std::string& needed) {
   auto file = MappedFile::open(path);
   if (!file || memprof::input_kind(file->bytes()) != memprof::InputKind::raw) return {};
@@ -99,9 +121,9 @@ std::vector<std::string> find_profiled_binaries(const std::string& path, std::st
   }
   std::vector<std::string> found;
   std::set<std::string> seen;
-  std::error_code ec;
-  const auto profile_dir = std::filesystem::absolute(path, ec).parent_path();
-  for (const auto& dir : {profile_dir, std::filesystem::current_path(ec)}) {
+  bool executable_found = false;
+  auto search = [&](const std::filesystem::path& dir, bool executable_only) {
+    std::error_code ec;
     for (auto it = std::filesystem::directory_iterator(dir, ec);
          !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
       const std::string candidate = it->path().string();
@@ -111,8 +133,19 @@ std::vector<std::string> find_profiled_binaries(const std::string& path, std::st
       auto elf = elf::ElfFile::parse(bin->bytes());
       if (!elf) continue;
       auto id = elf->build_id();
-      if (id && *id && ids.count(symbolize::build_id_hex(**id)) != 0) found.push_back(candidate);
+      if (!id || !*id) continue;
+      const std::string hex = symbolize::build_id_hex(**id);
+      if (executable_only ? hex != needed : ids.count(hex) == 0) continue;
+      found.push_back(candidate);
+      executable_found |= hex == needed;
     }
+  };
+  std::error_code ec;
+  search(std::filesystem::absolute(path, ec).parent_path(), false);
+  search(std::filesystem::current_path(ec), false);
+  for (const auto& dir : path_directories()) {
+    if (executable_found) break;
+    search(dir, true);
   }
   return found;
 }
@@ -130,7 +163,8 @@ bool load_heap(const std::string& path, const HeapCliOptions& options,
     if (load.binaries.empty() && !needed.empty()) {
       report_error(path, Error{ErrorCode::invalid_argument, kNoOffset,
                                "the profiled binary (build id " + needed +
-                                   ") is not beside the profile nor in the current directory: "
+                                   ") is not beside the profile, in the current directory "
+                                   "nor on PATH: "
                                    "pass --profiled-binary=PATH (a file, or a directory "
                                    "searched by build id)"});
       return false;
