@@ -442,6 +442,17 @@ TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
   EXPECT_EQ(no_dwarf.status, 1);
   EXPECT_NE(no_dwarf.err.find("no debug information"), std::string::npos) << no_dwarf.err;
   EXPECT_EQ(std::count(no_dwarf.err.begin(), no_dwarf.err.end(), '\n'), 1) << no_dwarf.err;
+  // The program beside the profile and a stripped copy in the current directory (or the
+  // other way round): the one with debug information is used, in either order.
+  const CommandResult both = run("cd " + stripped + " && " + sh_quote(profkit_bin()) +
+                                 " report " + dir + "/p.raw");
+  EXPECT_EQ(both.status, 0) << both.err;
+  EXPECT_NE(both.out.find("site"), std::string::npos) << both.out;
+  run_ok("cp " + stripped + "/r " + elsewhere + "/r");
+  const CommandResult swapped = run("cd " + dir + " && " + sh_quote(profkit_bin()) +
+                                    " report " + elsewhere + "/p.raw");
+  EXPECT_EQ(swapped.status, 0) << swapped.err;
+  EXPECT_NE(swapped.out.find("site"), std::string::npos) << swapped.out;
 }
 
 }  // namespace

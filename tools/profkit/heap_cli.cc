@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -119,9 +120,14 @@ std::vector<std::string> find_profiled_binaries(const std::string& path, std::st
     if (needed.empty()) needed = id;
     ids.insert(id);
   }
-  std::vector<std::string> found;
+  // One file per build id: the first found, unless a later one has debug information and
+  // it has none (a stripped program beside its unstripped copy or its .debug file).
+  struct Candidate {
+    std::string path;
+    bool has_dwarf = false;
+  };
+  std::map<std::string, Candidate> by_id;
   std::set<std::string> seen;
-  bool executable_found = false;
   auto search = [&](const std::filesystem::path& dir, bool executable_only) {
     std::error_code ec;
     for (auto it = std::filesystem::directory_iterator(dir, ec);
@@ -136,17 +142,20 @@ std::vector<std::string> find_profiled_binaries(const std::string& path, std::st
       if (!id || !*id) continue;
       const std::string hex = symbolize::build_id_hex(**id);
       if (executable_only ? hex != needed : ids.count(hex) == 0) continue;
-      found.push_back(candidate);
-      executable_found |= hex == needed;
+      const bool has_dwarf = elf->find_section(".debug_info") != nullptr;
+      auto [at, fresh] = by_id.try_emplace(hex, Candidate{candidate, has_dwarf});
+      if (!fresh && has_dwarf && !at->second.has_dwarf) at->second = {candidate, has_dwarf};
     }
   };
   std::error_code ec;
   search(std::filesystem::absolute(path, ec).parent_path(), false);
   search(std::filesystem::current_path(ec), false);
   for (const auto& dir : path_directories()) {
-    if (executable_found) break;
+    if (by_id.count(needed) != 0) break;
     search(dir, true);
   }
+  std::vector<std::string> found;
+  for (const auto& [id, candidate] : by_id) found.push_back(candidate.path);
   return found;
 }
 
