@@ -336,6 +336,49 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
   return profile;
 }
 
+HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
+                                const memprof::ClassifyOptions& thresholds) {
+  HeapProfile out;
+  if (profiles.empty()) return out;
+  out.kind = profiles.front().kind;
+  out.live_peak.present = out.live_peak.at_exit = true;
+  ContextSet set(out.contexts);
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    HeapProfile& p = profiles[i];
+    out.path += (i == 0 ? "" : ", ") + p.path;
+    if (p.kind != out.kind) out.kind = "mixed";
+    for (HeapContext& c : p.contexts) {
+      memprof::LivePeakEntry live;
+      live.live_blocks = c.live_blocks;
+      live.live_bytes = c.live_bytes;
+      live.peak_blocks = c.peak_blocks;
+      live.peak_bytes = c.peak_bytes;
+      set.add(std::move(c.frames), c.mib, c.histogram, &live);
+    }
+    for (std::string& f : p.absent_fields)
+      if (std::find(out.absent_fields.begin(), out.absent_fields.end(), f) == out.absent_fields.end())
+        out.absent_fields.push_back(std::move(f));
+    out.dropped_contexts += p.dropped_contexts;
+    out.dropped_allocations += p.dropped_allocations;
+    // Each process's live data is its own: leaks add up; peaks are summed as an upper
+    // bound of the processes' heaps at one moment (they need not have peaked together).
+    LivePeakSummary& l = out.live_peak;
+    const LivePeakSummary& q = p.live_peak;
+    l.present &= q.present;
+    l.at_exit &= q.at_exit;
+    l.live_bytes += q.live_bytes;
+    l.live_blocks += q.live_blocks;
+    l.peak_bytes += q.peak_bytes;
+    l.peak_blocks += q.peak_blocks;
+    l.dump_time_ms = std::max(l.dump_time_ms, q.dump_time_ms);
+    l.peak_time_ms = std::max(l.peak_time_ms, q.peak_time_ms);
+  }
+  if (!out.live_peak.present) out.live_peak = LivePeakSummary{};
+  out.kind = std::to_string(profiles.size()) + " profiles, " + out.kind;
+  classify_contexts(out, thresholds);
+  return out;
+}
+
 bool parse_sort_key(std::string_view text, SortKey& key) {
   static constexpr std::pair<std::string_view, SortKey> kKeys[] = {
       {"bytes", SortKey::bytes},       {"count", SortKey::count},

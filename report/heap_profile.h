@@ -110,6 +110,13 @@ struct HeapLoadOptions {
 // Loads a raw, YAML or indexed memprof profile. Errors name the file and byte offset.
 Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadOptions& options);
 
+// Several profiles as one (the processes of one `profkit run`, runs of one program):
+// contexts with the same frames merged (MIBs by mib_fields.def's rules, histograms, live and
+// peak data summed), classified again. The live/peak data is kept only when every profile
+// has it; the peak is then the sum of each profile's own peak. `path` lists the inputs.
+HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
+                                const memprof::ClassifyOptions& thresholds);
+
 // The stable id of a chain of frames (memprof::call_stack_id of their GUIDs, line offsets,
 // columns and inline flags): the same source context gets the same id whatever the input
 // kind, and across rebuilds that do not move lines inside the functions on the chain.

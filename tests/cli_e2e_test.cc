@@ -455,6 +455,32 @@ TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
   EXPECT_NE(swapped.out.find("site"), std::string::npos) << swapped.out;
 }
 
+// `report A B`: the processes of one run (each writes its own profile) in one report, their
+// contexts merged: counts and leaks add up. It used to refuse a second file.
+TEST(Report, SeveralProfilesAreMergedIntoOneReport) {
+  const std::string dir = work_dir("report_several");
+  write_file(dir + "/leaky.c",
+             "#include <stdlib.h>\n"
+             "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
+             "int main(void) {\n"
+             "  for (int i = 0; i < 100; i++) free(site(100 + i));\n"
+             "  return site(1000) == 0;\n}\n");
+  run_ok("gcc -g -O1 -o " + dir + "/leaky " + dir + "/leaky.c");
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok("cd " + dir + " && " + pk + " run -o " + dir + "/p.raw -- sh -c './leaky; ./leaky; true'");
+  // p.raw is the shell's; each leaky process wrote p.raw.<pid>.
+  const std::string first = run_ok("cd " + dir + " && ls p.raw.* | head -1").out;
+  const CommandResult one =
+      run_ok("cd " + dir + " && " + pk + " report --view leaks " + first.substr(0, first.size() - 1));
+  EXPECT_NE(one.out.find("Leaks: 1,000 bytes in 1 block"), std::string::npos) << one.out;
+  const CommandResult both = run("cd " + dir + " && " + pk + " report p.raw.*");
+  ASSERT_EQ(both.status, 0) << both.err;
+  EXPECT_NE(both.out.find("2 profiles"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("202 allocations"), std::string::npos) << both.out;
+  const CommandResult leaks = run_ok("cd " + dir + " && " + pk + " report --view leaks p.raw.*");
+  EXPECT_NE(leaks.out.find("Leaks: 2,000 bytes in 2 blocks"), std::string::npos) << leaks.out;
+}
+
 }  // namespace
 }  // namespace profkit::test
 

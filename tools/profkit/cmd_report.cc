@@ -1,4 +1,4 @@
-// `profkit report PROFILE`: what a heap profile says, for people (terminal) and tools
+// `profkit report PROFILE...`: what a heap profile (or several, merged) says, for people (terminal) and tools
 // (--json). Options are parsed into ReportCommand; the views live in report/.
 // Output options other than the terminal/JSON ones (HTML, pprof, DHAT) are added to
 // ReportCommand and handled in run_report after the profile is loaded.
@@ -20,7 +20,7 @@ namespace profkit::cli {
 namespace {
 
 struct ReportCommand {
-  std::string input;
+  std::vector<std::string> inputs;  // several: merged into one (the processes of one run)
   HeapCliOptions heap;
   std::string sort = "bytes";
   std::string view = "contexts";
@@ -52,10 +52,10 @@ int run_report(ReportCommand& cmd) {
   for (const std::string* o : {&cmd.output, &cmd.html, &cmd.pprof, &cmd.dhat})
     if (!o->empty() && !(o == &cmd.output && *o == "-")) outputs.push_back(*o);
   std::vector<std::string> inputs = cmd.heap.profiled_binaries;
-  inputs.push_back(cmd.input);
+  inputs.insert(inputs.end(), cmd.inputs.begin(), cmd.inputs.end());
   if (!outputs_are_safe(outputs, inputs)) return 1;
   report::HeapProfile profile;
-  if (!load_heap(cmd.input, cmd.heap, profile)) return 1;
+  if (!load_heaps(cmd.inputs, cmd.heap, profile)) return 1;
   if (const std::string missing = report::live_peak_missing(profile, view); !missing.empty()) {
     report_error("report: " + missing);
     return 1;
@@ -82,7 +82,9 @@ void add_report_command(CLI::App& app, int& exit_status) {
   CLI::App* sub = app.add_subcommand(
       "report", "Heap report of a memprof profile (raw, YAML or indexed): summary, top "
                 "allocation contexts, LLVM 22's cold/hot verdicts");
-  sub->add_option("PROFILE", cmd->input, "Raw (.memprofraw), YAML or indexed memprof profile")
+  sub->add_option("PROFILE", cmd->inputs,
+                  "Raw (.memprofraw), YAML or indexed memprof profile; several (the processes of "
+                  "one `profkit run`, runs of one program) are merged into one report")
       ->required();
   add_heap_options(sub, cmd->heap);
   sub->add_option("--sort", cmd->sort,

@@ -192,4 +192,14 @@ bool load_heap(const std::string& path, const HeapCliOptions& options,
   return true;
 }
 
+bool load_heaps(const std::vector<std::string>& paths, const HeapCliOptions& options,
+                report::HeapProfile& profile) {
+  if (paths.size() == 1) return load_heap(paths.front(), options, profile);
+  std::vector<report::HeapProfile> each(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (!load_heap(paths[i], options, each[i])) return false;
+  profile = report::merge_heap_profiles(std::move(each), options.thresholds);
+  return true;
+}
+
 }  // namespace profkit::cli

@@ -29,6 +29,10 @@ void add_heap_options(CLI::App* sub, HeapCliOptions& options);
 // returns false on failure.
 bool load_heap(const std::string& path, const HeapCliOptions& options,
                report::HeapProfile& profile);
+// Loads every profile of `paths` and merges them into one (report::merge_heap_profiles);
+// one path is load_heap.
+bool load_heaps(const std::vector<std::string>& paths, const HeapCliOptions& options,
+                report::HeapProfile& profile);
 
 // Resolves --hide-frames / --show-all-frames; prints an error and returns false for a bad
 // regex or both options.
