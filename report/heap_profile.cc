@@ -152,7 +152,8 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
     set.add(std::move(frames), mib.mib, mib.histogram, found == live.end() ? nullptr : found->second);
   }
   if (options.progress) options.progress(total, total);
-  if (profile.contexts.empty()) {
+  // A program that allocated nothing has an empty report, not an error.
+  if (profile.contexts.empty() && !merged.mibs.empty()) {
     // The usual reason: a stripped binary (a system program under `profkit run`).
     if (symbolizer.stats().no_debug_info != 0)
       return make_error(ErrorCode::malformed, kNoOffset,

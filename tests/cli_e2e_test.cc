@@ -481,6 +481,19 @@ TEST(Report, SeveralProfilesAreMergedIntoOneReport) {
   EXPECT_NE(leaks.out.find("Leaks: 2,000 bytes in 2 blocks"), std::string::npos) << leaks.out;
 }
 
+// A program that allocates nothing has an empty report (it was an error: "no allocation
+// context could be symbolized").
+TEST(Report, AProgramThatAllocatesNothingHasAnEmptyReport) {
+  const std::string dir = work_dir("report_empty");
+  write_file(dir + "/nothing.c", "int main(void) { return 0; }\n");
+  run_ok("gcc -g -O1 -o " + dir + "/nothing " + dir + "/nothing.c");
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok("cd " + dir + " && " + pk + " run -o " + dir + "/p.raw -- ./nothing");
+  const CommandResult r = run("cd " + dir + " && " + pk + " report p.raw");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("0 contexts, 0 allocations"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace profkit::test
 
