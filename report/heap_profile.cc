@@ -158,9 +158,8 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
     if (symbolizer.stats().no_debug_info != 0)
       return make_error(ErrorCode::malformed, kNoOffset,
                         "no allocation context could be symbolized: the binaries have no debug "
-                        "information at its frames; build with -g, or pass the separate debug "
-                        "files (--profiled-binary=/usr/lib/debug/.build-id finds Debian's "
-                        "-dbgsym files by build id)");
+                        "information at its frames; build with -g, or install their debug "
+                        "files (Debian's -dbgsym packages: /usr/lib/debug/.build-id is searched)");
     return make_error(ErrorCode::malformed, kNoOffset,
                       "no allocation context could be symbolized with the given binaries");
   }
