@@ -94,6 +94,8 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
   symbolize::MemProfSymbolizerOptions sym_options;
   // Every binary matched to its own segments by build id (PIE and shared libraries too).
   sym_options.llvm_compatible = false;
+  // A stripped program (anything run under `profkit run`) still gets function names.
+  sym_options.symbol_tables = true;
   PROFKIT_TRY_ASSIGN(symbolize::SymbolizedRaw raw,
                      symbolize::symbolize_raw(std::move(merged_raw), options.binaries, sym_options,
                                               failed_path));

@@ -63,6 +63,8 @@ std::string fit(std::string text, size_t width) {
 }
 
 std::string location(const HeapFrame& f) {
+  // A raw profile's frame with no line: named from a stripped binary's symbol table.
+  if (f.file.empty() && f.line == 0 && f.pc != 0) return std::string();
   if (f.file.empty() && f.line == 0)
     return "+" + std::to_string(f.line_offset) + ":" + std::to_string(f.column);
   std::string s = f.file.empty() ? std::string("?") : f.file;

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -46,6 +47,14 @@ struct MemProfSymbolizer::Binary {
   };
   std::unordered_map<std::string_view, FunctionInfo> functions;
   bool matched = false;
+  // Function symbols by address (read on first use, for MemProfSymbolizerOptions::symbol_tables).
+  struct Symbol {
+    uint64_t address, size;
+    std::string name;
+  };
+  std::vector<Symbol> symbols;
+  bool symbols_read = false;
+  std::set<std::string> names;  // the names symbol_frame gave (`functions` keeps views of them)
 
   ~Binary() {
     if (debug_elf != nullptr) elf_end(debug_elf);
@@ -181,6 +190,64 @@ const Binary::FunctionInfo& function_info(Binary& b, std::string_view name) {
   return it->second;
 }
 
+// The function symbols of the binary's .symtab, or of its .dynsym when it has none
+// (stripped), sorted by address.
+void read_symbols(Binary& b) {
+  if (b.symbols_read) return;
+  b.symbols_read = true;
+  for (const Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
+    for (Elf_Scn* scn = elf_nextscn(b.elf, nullptr); scn != nullptr; scn = elf_nextscn(b.elf, scn)) {
+      GElf_Shdr shdr;
+      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != wanted || shdr.sh_entsize == 0)
+        continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      if (data == nullptr) continue;
+      const size_t count = shdr.sh_size / shdr.sh_entsize;
+      for (size_t i = 0; i < count; ++i) {
+        GElf_Sym sym;
+        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+        const int type = GELF_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+            sym.st_value == 0)
+          continue;
+        const char* name = elf_strptr(b.elf, shdr.sh_link, sym.st_name);
+        if (name == nullptr || *name == '\0') continue;
+        b.symbols.push_back({sym.st_value, sym.st_size, name});
+      }
+    }
+    if (!b.symbols.empty()) break;
+  }
+  std::stable_sort(b.symbols.begin(), b.symbols.end(),
+                   [](const Binary::Symbol& x, const Binary::Symbol& y) { return x.address < y.address; });
+}
+
+// One frame for `addr` from the binary's symbol table: the function symbol covering it (a
+// symbol of size 0 covers up to the next one), else "<file>+0x<addr>".
+void symbol_frame(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
+  read_symbols(b);
+  auto after = std::upper_bound(
+      b.symbols.begin(), b.symbols.end(), addr,
+      [](uint64_t a, const Binary::Symbol& sym) { return a < sym.address; });
+  std::string name;
+  if (after != b.symbols.begin()) {
+    const Binary::Symbol& sym = *(after - 1);
+    const bool next_starts_later = after == b.symbols.end() || after->address > addr;
+    if (addr - sym.address < sym.size || (sym.size == 0 && next_starts_later)) name = sym.name;
+  }
+  if (name.empty()) {
+    char hex[32];
+    snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(addr));
+    name = std::string(basename_of(b.path)) + hex;
+  }
+  const std::string& kept = *b.names.insert(std::move(name)).first;  // functions keys views
+  const Binary::FunctionInfo& fn = function_info(b, kept);
+  memprof::Frame f;
+  f.function = fn.guid;
+  out.frames.push_back(f);
+  out.names.push_back(fn.canonical_name);
+  out.sources.push_back(memprof::SourceLocation{std::string(), 0, 0});
+}
+
 enum class Drop { none, no_debug_info, runtime };
 
 // Symbolizes a binary address. Returns the reason when dropped.
@@ -278,6 +345,7 @@ Expected<std::unique_ptr<MemProfSymbolizer>> MemProfSymbolizer::create(
   elf_version(EV_CURRENT);
   std::unique_ptr<MemProfSymbolizer> s(new MemProfSymbolizer());
   s->llvm_compatible_ = options.llvm_compatible;
+  s->symbol_tables_ = options.symbol_tables;
   if (paths.empty()) {
     std::string msg =
         "Path to profiled binary is empty, expected binary with one of the following build ids:";
@@ -381,10 +449,16 @@ const memprof::SymbolizedPc* MemProfSymbolizer::symbolize(uint64_t pc) {
       it->second = std::move(result);
       return it->second.get();
     case Drop::no_debug_info:
-      if (m == nullptr)
+      if (m == nullptr) {
         ++stats_.outside_binaries;
-      else
+      } else if (symbol_tables_ && b->debug_info == nullptr) {  // no DWARF at all: stripped
+        ++stats_.from_symbol_tables;
+        symbol_frame(*b, addr, *result);
+        it->second = std::move(result);
+        return it->second.get();
+      } else {
         ++stats_.no_debug_info;
+      }
       return nullptr;
     case Drop::runtime:
       ++stats_.runtime_frames;

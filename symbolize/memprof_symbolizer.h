@@ -26,6 +26,7 @@ struct MemProfSymbolizerStats {
   uint64_t outside_binaries = 0; // PCs in no segment of a given binary (libc, vDSO, ...)
   uint64_t no_debug_info = 0;    // PCs inside a binary with no DWARF subprogram covering them
   uint64_t runtime_frames = 0;   // PCs whose innermost frame is in a memprof runtime file
+  uint64_t from_symbol_tables = 0; // PCs named from a symbol table (symbol_tables option)
 };
 
 struct MemProfSymbolizerOptions {
@@ -33,6 +34,11 @@ struct MemProfSymbolizerOptions {
   // id, PCs outside that segment are looked up unchanged. Off: every given binary (and
   // every ELF file under given directories) is matched to its own segments.
   bool llvm_compatible = true;
+  // For people (reports), not for LLVM: a PC in a binary with no debug information at all
+  // (a stripped program) gets one frame named from the binary's symbol table (.symtab, else
+  // .dynsym), or "<file>+0x<address>" where no function symbol covers it, with no source
+  // line. llvm-profdata drops such PCs.
+  bool symbol_tables = false;
 };
 
 class MemProfSymbolizer {
@@ -68,6 +74,7 @@ class MemProfSymbolizer {
   std::vector<std::unique_ptr<Binary>> binaries_;
   std::vector<Mapping> mappings_;
   bool llvm_compatible_ = true;
+  bool symbol_tables_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<memprof::SymbolizedPc>> cache_;
   MemProfSymbolizerStats stats_;
 };
