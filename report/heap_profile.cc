@@ -160,8 +160,9 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
     if (symbolizer.stats().no_debug_info != 0)
       return make_error(ErrorCode::malformed, kNoOffset,
                         "no allocation context could be symbolized: the binaries have no debug "
-                        "information at its frames; build with -g, or install their debug "
-                        "files (Debian's -dbgsym packages: /usr/lib/debug/.build-id is searched)");
+                        "information at the allocation frames; build with -g, or install "
+                        "their debug files (Debian's -dbgsym packages: /usr/lib/debug/.build-id "
+                        "is searched)");
     return make_error(ErrorCode::malformed, kNoOffset,
                       "no allocation context could be symbolized with the given binaries");
   }
@@ -357,9 +358,9 @@ HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
       live.peak_bytes = c.peak_bytes;
       set.add(std::move(c.frames), c.mib, c.histogram, &live);
     }
+    std::vector<std::string>& absent = out.absent_fields;
     for (std::string& f : p.absent_fields)
-      if (std::find(out.absent_fields.begin(), out.absent_fields.end(), f) == out.absent_fields.end())
-        out.absent_fields.push_back(std::move(f));
+      if (std::find(absent.begin(), absent.end(), f) == absent.end()) absent.push_back(std::move(f));
     out.dropped_contexts += p.dropped_contexts;
     out.dropped_allocations += p.dropped_allocations;
     // Each process's live data is its own: leaks add up; peaks are summed as an upper

@@ -196,7 +196,8 @@ void read_symbols(Binary& b) {
   if (b.symbols_read) return;
   b.symbols_read = true;
   for (const Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = elf_nextscn(b.elf, nullptr); scn != nullptr; scn = elf_nextscn(b.elf, scn)) {
+    for (Elf_Scn* scn = elf_nextscn(b.elf, nullptr); scn != nullptr;
+         scn = elf_nextscn(b.elf, scn)) {
       GElf_Shdr shdr;
       if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != wanted || shdr.sh_entsize == 0)
         continue;
@@ -218,7 +219,9 @@ void read_symbols(Binary& b) {
     if (!b.symbols.empty()) break;
   }
   std::stable_sort(b.symbols.begin(), b.symbols.end(),
-                   [](const Binary::Symbol& x, const Binary::Symbol& y) { return x.address < y.address; });
+                   [](const Binary::Symbol& x, const Binary::Symbol& y) {
+                     return x.address < y.address;
+                   });
 }
 
 // One frame for `addr` from the binary's symbol table: the function symbol covering it (a

@@ -490,6 +490,24 @@ TEST(Report, SeveralProfilesAreMergedIntoOneReport) {
   EXPECT_NE(leaks.out.find("Leaks: 2,000 bytes in 2 blocks"), std::string::npos) << leaks.out;
 }
 
+// A program whose debug information covers none of its allocation frames (the code that
+// allocates built without -g, one object with it): one line saying what is missing.
+TEST(Report, DebugInfoThatMissesEveryFrameIsOneLine) {
+  const std::string dir = work_dir("report_partial_dwarf");
+  write_file(dir + "/r.c",
+             "#include <stdlib.h>\n"
+             "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
+             "int main(void) { for (int i = 0; i < 100; i++) free(site(100 + i)); return 0; }\n");
+  write_file(dir + "/extra.c", "int extra(int x) { return x + 1; }\n");
+  run_ok("cd " + dir + " && gcc -O1 -c r.c && gcc -g -O1 -c extra.c && gcc r.o extra.o -o r");
+  const std::string pk = sh_quote(profkit_bin());
+  run_ok("cd " + dir + " && " + pk + " run -o " + dir + "/p.raw -- ./r");
+  const CommandResult r = run("cd " + dir + " && " + pk + " report p.raw");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no debug information at the allocation frames"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // A program that allocates nothing has an empty report (it was an error: "no allocation
 // context could be symbolized").
 TEST(Report, AProgramThatAllocatesNothingHasAnEmptyReport) {

@@ -1,5 +1,6 @@
-// `profkit report PROFILE...`: what a heap profile (or several, merged) says, for people (terminal) and tools
-// (--json). Options are parsed into ReportCommand; the views live in report/.
+// `profkit report PROFILE...`: what a heap profile (or several, merged) says, for people
+// (terminal) and tools (--json). Options are parsed into ReportCommand; the views live in
+// report/.
 // Output options other than the terminal/JSON ones (HTML, pprof, DHAT) are added to
 // ReportCommand and handled in run_report after the profile is loaded.
 #include <memory>
