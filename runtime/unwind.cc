@@ -484,11 +484,16 @@ inline FrameRule cache_in(FrameCacheSet& set, uintptr_t ra, FrameRule rule) {
   set.ways[0].pc = ra;
   return rule;
 }
-inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
+// A miss: the shared table or the unwind tables, then the thread's cache.
+PROFKIT_RT_NOINLINE FrameRule rule_missed(ThreadState* state, FrameCacheSet& set, uintptr_t ra) {
+  return cache_in(set, ra, shared_rule(state, ra));
+}
+// Inlined into every walk step (a call per step was 10% of a depth-30 walk's instructions).
+PROFKIT_RT_ALWAYS_INLINE inline FrameRule rule_for(ThreadState* state, uintptr_t ra) {
   FrameCacheSet& set = frame_cache_set(state, ra);
   for (const FrameCacheEntry& e : set.ways)
     if (e.pc == ra) return e.rule;
-  return cache_in(set, ra, shared_rule(state, ra));
+  return rule_missed(state, set, ra);
 }
 
 }  // namespace
