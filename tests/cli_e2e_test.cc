@@ -399,15 +399,18 @@ TEST(Options, NonsenseNumbersGetAClearError) {
 namespace profkit::test {
 namespace {
 
+// 100 allocations from one site below main (`site` and `main` are the frames a report shows).
+constexpr const char* kSiteProgram =
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
+    "int main(void) { for (int i = 0; i < 100; i++) free(site(100 + i)); return 0; }\n";
+
 // `report RAW` without --profiled-binary finds the binary beside the profile (or in the
 // current directory) by the build id the profile names; if it is not there, one line says
 // which build id is needed.
 TEST(Report, FindsTheProfiledBinaryBesideTheProfile) {
   const std::string dir = work_dir("report_find");
-  write_file(dir + "/r.c",
-             "#include <stdlib.h>\n"
-             "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
-             "int main(void) { for (int i = 0; i < 100; i++) free(site(100 + i)); return 0; }\n");
+  write_file(dir + "/r.c", kSiteProgram);
   run_ok("gcc -g -O1 -o " + dir + "/r " + dir + "/r.c");
   run_ok("cd " + dir + " && " + sh_quote(profkit_bin()) + " run -o " + dir + "/p.raw -- ./r");
   const CommandResult here = run("cd / && " + sh_quote(profkit_bin()) + " report " + dir + "/p.raw");
@@ -494,10 +497,7 @@ TEST(Report, SeveralProfilesAreMergedIntoOneReport) {
 // allocates built without -g, one object with it): one line saying what is missing.
 TEST(Report, DebugInfoThatMissesEveryFrameIsOneLine) {
   const std::string dir = work_dir("report_partial_dwarf");
-  write_file(dir + "/r.c",
-             "#include <stdlib.h>\n"
-             "__attribute__((noinline)) void* site(int n) { return malloc(n); }\n"
-             "int main(void) { for (int i = 0; i < 100; i++) free(site(100 + i)); return 0; }\n");
+  write_file(dir + "/r.c", kSiteProgram);
   write_file(dir + "/extra.c", "int extra(int x) { return x + 1; }\n");
   run_ok("cd " + dir + " && gcc -O1 -c r.c && gcc -g -O1 -c extra.c && gcc r.o extra.o -o r");
   const std::string pk = sh_quote(profkit_bin());
