@@ -4,8 +4,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace profkit {
+
+// The directories of $PATH in order, as execvp searches them ("." for an empty entry; no
+// $PATH: /usr/local/bin, /usr/bin, /bin).
+std::vector<std::string> path_directories();
 
 // The executable file `name` runs, or "" when there is none.
 std::string resolve_program(const std::string& name);

@@ -1,17 +1,16 @@
 // Shared options of `profkit report` and `profkit diff` (see heap_cli.h).
 #include "tools/profkit/heap_cli.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <string_view>
 #include <vector>
 
 #include "format/elf/elf_file.h"
 #include "format/memprof/input.h"
 #include "format/memprof/raw_reader.h"
 #include "io/mapped_file.h"
+#include "io/program_path.h"
 #include "symbolize/memprof_symbolizer.h"
 #include "tools/profkit/command.h"
 
@@ -84,23 +83,6 @@ bool resolve_color(const HeapCliOptions& options, bool& color) {
 }
 
 namespace {
-
-// The directories of $PATH, in order (an empty entry is the current directory, as for the
-// shell).
-std::vector<std::filesystem::path> path_directories() {
-  std::vector<std::filesystem::path> dirs;
-  const char* path = getenv("PATH");
-  if (path == nullptr) return dirs;
-  std::string_view rest(path);
-  for (;;) {
-    const size_t colon = rest.find(':');
-    const std::string_view dir = rest.substr(0, colon);
-    dirs.emplace_back(dir.empty() ? std::string_view(".") : dir);
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  return dirs;
-}
 
 // For a raw profile read without --profiled-binary: the binaries beside the profile and in
 // the current directory whose build id is one the profile's memory map names (the runtime
