@@ -18,6 +18,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "format/elf/elf_file.h"
 #include "symbolize/source_map.h"
 
 namespace profkit::symbolize {
@@ -191,31 +192,22 @@ const Binary::FunctionInfo& function_info(Binary& b, std::string_view name) {
 }
 
 // The function symbols of the binary's .symtab, or of its .dynsym when it has none
-// (stripped), sorted by address.
+// (stripped), sorted by address; read with format/elf's reader (none where it fails).
 void read_symbols(Binary& b) {
   if (b.symbols_read) return;
   b.symbols_read = true;
-  for (const Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = elf_nextscn(b.elf, nullptr); scn != nullptr;
-         scn = elf_nextscn(b.elf, scn)) {
-      GElf_Shdr shdr;
-      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != wanted || shdr.sh_entsize == 0)
-        continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (data == nullptr) continue;
-      const size_t count = shdr.sh_size / shdr.sh_entsize;
-      for (size_t i = 0; i < count; ++i) {
-        GElf_Sym sym;
-        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-        const int type = GELF_ST_TYPE(sym.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-            sym.st_value == 0)
-          continue;
-        const char* name = elf_strptr(b.elf, shdr.sh_link, sym.st_name);
-        if (name == nullptr || *name == '\0') continue;
-        b.symbols.push_back({sym.st_value, sym.st_size, name});
-      }
-    }
+  size_t size = 0;
+  const char* bytes = elf_rawfile(b.elf, &size);
+  if (bytes == nullptr) return;
+  auto file = elf::ElfFile::parse(Bytes(reinterpret_cast<const uint8_t*>(bytes), size));
+  if (!file) return;
+  for (auto table : {&elf::ElfFile::static_symbols, &elf::ElfFile::dynamic_symbols}) {
+    auto symbols = ((*file).*table)();
+    if (!symbols) continue;
+    for (const elf::Symbol& sym : *symbols)
+      if ((sym.type == elf::kSttFunc || sym.type == elf::kSttGnuIfunc) &&
+          sym.is_defined_in_section() && sym.value != 0 && !sym.name.empty())
+        b.symbols.push_back({sym.value, sym.size, std::string(sym.name)});
     if (!b.symbols.empty()) break;
   }
   std::stable_sort(b.symbols.begin(), b.symbols.end(),

@@ -65,6 +65,7 @@ inline constexpr uint8_t kSttObject = 1;
 inline constexpr uint8_t kSttFunc = 2;
 inline constexpr uint8_t kSttSection = 3;
 inline constexpr uint8_t kSttFile = 4;
+inline constexpr uint8_t kSttGnuIfunc = 10;  // an indirect function (glibc's memcpy & co.)
 
 inline constexpr uint32_t kGrpComdat = 1;
 inline constexpr uint32_t kNtGnuBuildId = 3;
