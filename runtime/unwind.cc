@@ -496,6 +496,29 @@ PROFKIT_RT_ALWAYS_INLINE inline FrameRule rule_for(ThreadState* state, uintptr_t
   return rule_missed(state, set, ra);
 }
 
+// One step outward by a frame's rule from its registers (sp, bp): the caller's CFA and, for
+// a rule that saves rbp, the slot it is saved in (0 otherwise). False where the step cannot
+// be taken: no CFA rule, a CFA from an rbp that is not known, a CFA not above sp, above
+// `high` or misaligned, a saved rbp below sp. Every walker steps with this.
+struct RuleStep {
+  uintptr_t cfa, rbp_slot;
+};
+PROFKIT_RT_ALWAYS_INLINE inline bool rule_step(FrameRule rule, uintptr_t sp, uintptr_t bp,
+                                               bool bp_known, uintptr_t high, RuleStep* out) {
+  if ((rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) ||
+      (rule.kind == FrameRule::from_rbp && !bp_known))
+    return false;
+  const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
+  if (cfa <= sp || cfa > high || (cfa & 7) != 0) return false;
+  out->cfa = cfa;
+  out->rbp_slot = 0;
+  if (rule.rbp == FrameRule::rbp_saved) {
+    out->rbp_slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
+    if (out->rbp_slot < sp) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void cache_rule(ThreadState* state, uintptr_t ra, FrameRule rule) {
@@ -623,20 +646,16 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
       st->flags |= kStepOutermost;
       return Next::end;
     }
-    if ((rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) ||
-        (rule.kind == FrameRule::from_rbp && !bp_known))
-      return Next::fail;
-    const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
-    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return Next::fail;
+    RuleStep next;
+    if (!rule_step(rule, sp, bp, bp_known, high, &next)) return Next::fail;
+    const uintptr_t cfa = next.cfa;
     st->flags |= (rule.kind == FrameRule::from_rbp ? kStepCfaFromRbp : 0) |
                  (rule.rbp == FrameRule::rbp_saved  ? kStepRbpSaved
                   : rule.rbp == FrameRule::rbp_lost ? kStepRbpLost
                                                     : 0);
-    if (rule.rbp == FrameRule::rbp_saved) {
-      const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
-      if (slot < sp) return Next::fail;
-      bp = load(slot);
-      st->bp_at = slot;
+    if (next.rbp_slot != 0) {
+      bp = load(next.rbp_slot);
+      st->bp_at = next.rbp_slot;
       ck->bp_val = bp;
     } else if (rule.rbp == FrameRule::rbp_lost) {
       bp_known = false;
@@ -876,39 +895,31 @@ uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
     ++state->walk_stats.steps;
     const FrameRule rule = rule_for(state, pc);
     if (rule.kind == FrameRule::outermost || rule.kind == FrameRule::no_entry) return n;
-    if ((rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) ||
-        (rule.kind == FrameRule::from_rbp && !bp_known))
-      return 0;
-    const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
-    if (cfa <= sp || cfa > high || (cfa & 7) != 0) return 0;
-    if (rule.rbp == FrameRule::rbp_saved) {
-      const uintptr_t slot = cfa + rule.rbp_offset;  // rbp_offset <= -8: below the CFA
-      if (slot < sp) return 0;
-      bp = load(slot);
-    } else if (rule.rbp == FrameRule::rbp_lost) {
+    RuleStep next;
+    if (!rule_step(rule, sp, bp, bp_known, high, &next)) return 0;
+    if (next.rbp_slot != 0)
+      bp = load(next.rbp_slot);
+    else if (rule.rbp == FrameRule::rbp_lost)
       bp_known = false;
-    }
-    pc = load(cfa - 8);
-    sp = cfa;
+    pc = load(next.cfa - 8);
+    sp = next.cfa;
     if (pc == 0) return n;  // as a thread's first frame
   }
 }
 
 namespace {
 // The return address the first step of a walk from these registers reads, found as that
-// step finds it, with the leaf's rule (kept in the call site's memo); 0 where it is not a
-// CFA rule or the CFA is off the stack.
+// step finds it, with the leaf's rule (kept in the call site's memo); 0 where that step
+// cannot be taken (rule_step).
 inline uintptr_t leaf_tag(ThreadState* state, WalkMemo& memo, uintptr_t pc, uintptr_t sp,
                           uintptr_t bp) {
   if (memo.leaf_rule_pc != pc) {
     memo.leaf_rule = rule_for(state, pc);
     memo.leaf_rule_pc = pc;
   }
-  const FrameRule rule = memo.leaf_rule;
-  if (rule.kind != FrameRule::from_rsp && rule.kind != FrameRule::from_rbp) return 0;
-  const uintptr_t cfa = (rule.kind == FrameRule::from_rsp ? sp : bp) + rule.cfa_offset;
-  if (cfa <= sp || cfa > state->stack_high || (cfa & 7) != 0) return 0;
-  return *reinterpret_cast<const uintptr_t*>(cfa - 8);
+  RuleStep next;
+  if (!rule_step(memo.leaf_rule, sp, bp, true, state->stack_high, &next)) return 0;
+  return *reinterpret_cast<const uintptr_t*>(next.cfa - 8);
 }
 inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t bp, uint32_t max) {
   return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
