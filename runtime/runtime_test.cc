@@ -593,44 +593,55 @@ TEST(ExactStack, PathsThroughOneLeafAreKeptSideBySide) {
     path(p);
     f.remember(100 + p);
   }
-  // Every set keeps its last kExactWays paths: all of them where no set got more.
-  uint32_t per_set[kExactSets] = {};
-  for (uint32_t p = 0; p < kPaths; ++p)
-    ++per_set[exact_set_index(FakeWalk::kRet, f.frame() + 16, 0x500000 + 0x40 * p)];
-  uint32_t expected = 0;
-  for (uint32_t n : per_set) expected += std::min(n, kExactWays);
-  EXPECT_GE(expected, kPaths * 3 / 4) << "the paths spread over the sets";
-  uint32_t kept = 0;
   for (uint32_t p = 0; p < kPaths; ++p) {
     path(p);
-    const uint32_t id = f.lookup();
-    EXPECT_TRUE(id == 0 || id == 100 + p) << "path " << p << ": " << id;
-    kept += id == 100 + p;
+    EXPECT_EQ(f.lookup(), 100 + p) << "path " << p;
   }
-  EXPECT_EQ(kept, expected);
 }
 
-// Within a set, the least recently used way makes room.
-TEST(ExactStack, ASetReplacesItsLeastRecentlyUsedWay) {
+// A walk whose first set is full goes to its second: more paths than ways that share their
+// first set are all kept (with one set per walk, the set's last 8 were).
+TEST(ExactStack, WalksWhoseFirstSetIsFullGoToTheirSecond) {
   FakeWalk f(4);
   const uintptr_t sp = f.frame() + 16;
-  const uint32_t target = exact_set_index(FakeWalk::kRet, sp, 0x500000);
-  std::vector<uintptr_t> callers;  // leaf callers whose walks share the set
-  for (uintptr_t c = 0x500000; callers.size() < kExactWays + 1; c += 0x40)
-    if (exact_set_index(FakeWalk::kRet, sp, c) == target) callers.push_back(c);
-  for (uint32_t p = 0; p < kExactWays; ++p) {
+  const uint32_t target = exact_sets(FakeWalk::kRet, sp, 0x500000).first;
+  std::vector<uintptr_t> callers;  // leaf callers whose walks have the same first set
+  for (uintptr_t c = 0x500000; callers.size() < kExactWays + 4; c += 0x40)
+    if (exact_sets(FakeWalk::kRet, sp, c).first == target) callers.push_back(c);
+  for (uint32_t p = 0; p < callers.size(); ++p) {
     f.w[3] = callers[p];
     f.remember(100 + p);
   }
-  for (uint32_t p = 0; p < kExactWays; ++p) {
+  for (uint32_t p = 0; p < callers.size(); ++p) {
+    f.w[3] = callers[p];
+    EXPECT_EQ(f.lookup(), 100 + p) << "path " << p;
+  }
+}
+
+// When both of a walk's sets are full, the least recently used way of the two makes room.
+TEST(ExactStack, TheLeastRecentlyUsedWayOfBothSetsMakesRoom) {
+  FakeWalk f(4);
+  const uintptr_t sp = f.frame() + 16;
+  const ExactSetPair target = exact_sets(FakeWalk::kRet, sp, 0x500000);
+  std::vector<uintptr_t> callers;  // leaf callers whose walks have the same two sets
+  constexpr uint32_t kBoth = 2 * kExactWays;
+  for (uintptr_t c = 0x500000; callers.size() < kBoth + 1; c += 0x40) {
+    const ExactSetPair sets = exact_sets(FakeWalk::kRet, sp, c);
+    if (sets.first == target.first && sets.second == target.second) callers.push_back(c);
+  }
+  for (uint32_t p = 0; p < kBoth; ++p) {
+    f.w[3] = callers[p];
+    f.remember(100 + p);
+  }
+  for (uint32_t p = 0; p < kBoth; ++p) {
     f.w[3] = callers[p];
     EXPECT_EQ(f.lookup(), 100 + p) << "path " << p;
   }
   // One path more: the least recently used one (path 0) makes room.
-  f.w[3] = callers[kExactWays];
+  f.w[3] = callers[kBoth];
   EXPECT_EQ(f.lookup(), 0u);
-  f.remember(100 + kExactWays);
-  for (uint32_t p = kExactWays + 1; p-- > 0;) {
+  f.remember(100 + kBoth);
+  for (uint32_t p = kBoth + 1; p-- > 0;) {
     f.w[3] = callers[p];
     EXPECT_EQ(f.lookup(), p == 0 ? 0u : 100 + p) << "path " << p;
   }

@@ -36,6 +36,7 @@ struct ThreadState {
   uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
   WalkBuf walk_buf[kWalkMemos + 1];
   ExactSet exact[kExactSets];                  // unwind.cc's whole short walks
+  uint32_t exact_clock = 0;                    // ticks at every answer and write of those
   WalkStats walk_stats;                        // how stacks were captured (atexit=1)
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted

@@ -925,8 +925,11 @@ inline bool same_leaf(const ExactKey& k, uintptr_t pc, uintptr_t sp, uintptr_t b
   return k.pc == pc && k.sp == sp && (k.bp == bp || !k.uses_bp) && k.max == max;
 }
 // Whether way `w` of `set` holds this walk: the same leaf registers and depth, and every
-// word its walk read and used unchanged (the tag first, at one load). All words compared
-// with no branch between them: pairs as 16 bytes, then the rest.
+// word its walk read and used unchanged (the tag first, at one load). Pairs are compared as
+// 16 bytes, outermost first, four at a time with no branch between them: the walks of a
+// recursion that share a leaf differ from near the outermost frame on, and a miss among
+// them stops at the first four pairs that differ instead of reading all (a third of
+// tree.cpp's probes compared every word of a way that then missed). Then the other words.
 inline bool exact_way_matches(const ExactSet& set, uint32_t w, uintptr_t pc, uintptr_t sp,
                               uintptr_t bp, uint32_t max) {
   const ExactKey& key = set.key[w];
@@ -934,24 +937,50 @@ inline bool exact_way_matches(const ExactSet& set, uint32_t w, uintptr_t pc, uin
       *reinterpret_cast<const uintptr_t*>(key.tag_at) != key.tag)
     return false;
   const ExactWalk& e = set.walk[w];
-  __m128i pair_diff = _mm_setzero_si128();
   const uint32_t pairs = key.pairs;
-  for (uint32_t i = 0; i < pairs; ++i)
-    pair_diff = _mm_or_si128(
-        pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
-                                 _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
+  for (uint32_t i = 0; i < pairs;) {
+    __m128i pair_diff = _mm_setzero_si128();
+    for (const uint32_t end = i + 4 < pairs ? i + 4 : pairs; i < end; ++i)
+      pair_diff = _mm_or_si128(
+          pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
+                                   _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) != 0xffff) return false;
+  }
   uintptr_t diff = 0;
   for (uint32_t j = 0; j < key.singles; ++j)
     diff |= *reinterpret_cast<const uintptr_t*>(e.at[pairs + j]) ^ e.value[2 * pairs + j];
-  return diff == 0 && _mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) == 0xffff;
+  return diff == 0;
 }
 inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index, uint32_t w) {
   ExactSet& set = state->exact[set_index];
   set.recent = w;
-  set.key[w].used = ++set.clock;
+  set.key[w].used = ++state->exact_clock;
   memo.exact_last = static_cast<uint16_t>(set_index * kExactWays + w + 1);
   if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
   return set.key[w].context_id;
+}
+// The ways of set `set_index` but the one probed already (`last_set`, `last_way`), the one
+// used last first: the depot id of the walk when one holds it, else 0.
+[[gnu::always_inline]] inline uint32_t probe_exact_set(ThreadState* state, WalkMemo& memo, uint32_t set_index,
+                                uint32_t last_set, uint32_t last_way, uintptr_t pc, uintptr_t sp,
+                                uintptr_t bp, uint32_t max) {
+  const ExactSet& set = state->exact[set_index];
+  for (uint32_t k = 0; k < kExactWays; ++k) {
+    const uint32_t w = (set.recent + k) % kExactWays;
+    if (set_index == last_set && w == last_way) continue;
+    if (exact_way_matches(set, w, pc, sp, bp, max)) return exact_hit(state, memo, set_index, w);
+  }
+  return 0;
+}
+// The second set, out of line: it holds only walks whose first set was full, and a probe
+// gets here only when the walk is in neither the way last used nor the first set (kept out
+// of exact_stack, whose first-set probe got slower with it inline).
+[[gnu::noinline]] uint32_t probe_second_exact_set(ThreadState* state, WalkMemo& memo,
+                                                  uintptr_t tag, uint32_t last_set,
+                                                  uint32_t last_way, uintptr_t pc, uintptr_t sp,
+                                                  uintptr_t bp, uint32_t max) {
+  return probe_exact_set(state, memo, exact_sets(pc, sp, tag).second, last_set, last_way, pc, sp,
+                         bp, max);
 }
 }  // namespace
 
@@ -984,15 +1013,14 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
     if (exact_way_matches(state->exact[last_set], last_way, caller_return, sp, bp, max))
       return exact_hit(state, memo, last_set, last_way);
   }
-  const uint32_t set_index =
-      exact_set_index(caller_return, sp, leaf_tag(state, memo, caller_return, sp, bp));
-  const ExactSet& set = state->exact[set_index];
-  for (uint32_t k = 0; k < kExactWays; ++k) {
-    const uint32_t w = (set.recent + k) % kExactWays;  // the last one used first
-    if (set_index == last_set && w == last_way) continue;  // checked above
-    if (exact_way_matches(set, w, caller_return, sp, bp, max))
-      return exact_hit(state, memo, set_index, w);
-  }
+  const uintptr_t tag = leaf_tag(state, memo, caller_return, sp, bp);
+  const uint32_t first = exact_sets(caller_return, sp, tag).first;
+  if (const uint32_t id =
+          probe_exact_set(state, memo, first, last_set, last_way, caller_return, sp, bp, max))
+    return id;
+  if (const uint32_t id = probe_second_exact_set(state, memo, tag, last_set, last_way,
+                                                 caller_return, sp, bp, max))
+    return id;
   if (--memo.exact_score <= kExactGiveUp) {
     memo.exact_score = kExactRetry;
     memo.exact_pause = kExactPause;
@@ -1006,22 +1034,25 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   if (n > kExactSteps || context_id == 0 || memo->exact_pause != 0) return;
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);  // the walk checked it
-  const uint32_t set_index =
-      exact_set_index(caller_return, sp, leaf_tag(state, *memo, caller_return, sp, bp));
+  const ExactSetPair sets =
+      exact_sets(caller_return, sp, leaf_tag(state, *memo, caller_return, sp, bp));
+  // An empty way of the first set, else of the second, else the least recently used way of
+  // both (the probe missed, so no way holds this walk). The first set holds the walks of a
+  // site taken by a few paths, so their probes look in it alone, as with one set.
+  uint32_t set_index = sets.first, way = 0, oldest = 0;
+  bool empty = false;
+  for (const uint32_t s : {sets.first, sets.second})
+    for (uint32_t w = 0; w < kExactWays && !empty; ++w) {
+      const ExactKey& k = state->exact[s].key[w];
+      const uint32_t age = state->exact_clock - k.used;
+      if (k.context_id == 0 || age > oldest) {
+        set_index = s;
+        way = w;
+        oldest = age;
+        empty = k.context_id == 0;
+      }
+    }
   ExactSet& set = state->exact[set_index];
-  // An empty way, else the least recently used (the probe missed, so no way holds this walk).
-  uint32_t way = 0, oldest = 0;
-  for (uint32_t w = 0; w < kExactWays; ++w) {
-    if (set.key[w].context_id == 0) {
-      way = w;
-      break;
-    }
-    const uint32_t age = set.clock - set.key[w].used;
-    if (age > oldest) {
-      oldest = age;
-      way = w;
-    }
-  }
   set.recent = way;
   memo->exact_last = static_cast<uint16_t>(set_index * kExactWays + way + 1);
   ExactKey& key = set.key[way];
@@ -1074,7 +1105,7 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   const bool leaf_read = !(n == 1 && (steps[0].flags & (kStepOutermost | kStepCut)) != 0);
   key.tag_at = leaf_read ? steps[n - 1].ra_at : reinterpret_cast<uintptr_t>(kIrregularWords);
   key.tag = leaf_read ? checks[n - 1].ra : 0;
-  key.used = ++set.clock;
+  key.used = ++state->exact_clock;
   key.pairs = static_cast<uint8_t>(pairs);
   key.singles = static_cast<uint8_t>(singles);
   key.pc = caller_return;

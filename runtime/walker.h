@@ -114,17 +114,26 @@ struct WalkMemo {
 inline constexpr uint32_t kExactSteps = 32;
 inline constexpr uint32_t kExactSets = 16;
 inline constexpr uint32_t kExactWays = 8;
-// A walk's set is chosen by its leaf's registers and the return address its leaf step
+// A walk's sets are chosen by its leaf's registers and the return address its leaf step
 // reads (the tag, below), so the paths through one wrapper spread over the sets: with the
 // set chosen by the registers alone, a wrapper called from more places than a set has ways
 // (an xmalloc under dozens of callers, called in turn) evicted its own walks and never hit.
+// Each walk has two sets it may live in, probed in turn, and is kept in the first with room
+// (else in place of the least recently used of both): with one, the paths of a wrapper
+// under 48 callers fell on the sets unevenly enough that one got more than its ways in 1 run
+// of 20 (by where the program was loaded), and those paths, called in turn, always missed.
 // The probe reads the tag where the leaf's frame rule says it is, as the walk's first step
-// would; exact_set_index is the set of a walk with these leaf registers and tag.
-inline uint32_t exact_set_index(uintptr_t pc, uintptr_t sp, uintptr_t tag) {
+// would; exact_sets gives the sets of a walk with these leaf registers and tag.
+struct ExactSetPair {
+  uint32_t first, second;  // different sets
+};
+inline ExactSetPair exact_sets(uintptr_t pc, uintptr_t sp, uintptr_t tag) {
   constexpr int kSetBits = __builtin_ctz(kExactSets);
-  const uint64_t h = (pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull) ^
-                     (tag * 0xD6E8FEB86659FD93ull);
-  return static_cast<uint32_t>((h * 0xFF51AFD7ED558CCDull) >> (64 - kSetBits));
+  const uint64_t h = ((pc * 0x9E3779B97F4A7C15ull) ^ (sp * 0xC4CEB9FE1A85EC53ull) ^
+                      (tag * 0xD6E8FEB86659FD93ull)) * 0xFF51AFD7ED558CCDull;
+  const auto first = static_cast<uint32_t>(h >> (64 - kSetBits));
+  const auto other = static_cast<uint32_t>(h >> (64 - 2 * kSetBits)) & (kExactSets - 1);
+  return {first, other != first ? other : first ^ 1};
 }
 struct ExactKey {
   uintptr_t pc = 0, sp = 0, bp = 0;  // the leaf's registers
@@ -133,7 +142,7 @@ struct ExactKey {
   uint16_t max = 0;                  // the depth it was walked with
   uint8_t uses_bp = 0;               // the walk used the leaf's rbp: `bp` must match
   uint8_t pairs = 0, singles = 0;    // what its ExactWalk holds
-  uint32_t used = 0;                 // ExactSet::clock when it last answered or was written
+  uint32_t used = 0;                 // ThreadState::exact_clock when it last answered or was written
   uint32_t pad[2] = {};
 };
 static_assert(sizeof(ExactKey) == 64, "a line per way");
@@ -148,7 +157,6 @@ struct ExactWalk {
 struct ExactSet {
   ExactKey key[kExactWays];  // together: a probe reads a line per way until the tag matches
   uint32_t recent = 0;       // the way that answered or was written last (probed first)
-  uint32_t clock = 0;        // ticks at every answer and write
   ExactWalk walk[kExactWays];
 };
 // When a site probes the cache (WalkMemo::exact_score): a hit adds one, a miss takes one;

@@ -579,18 +579,21 @@ TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
 }
 
 TEST(Default, PathsThroughOneWrapperAreAnsweredByTheExactStackCache) {
-  // 48 callers of one allocation wrapper, in a scrambled order: with the exact-stack cache's
+  // 96 callers of one allocation wrapper, in a scrambled order: with the exact-stack cache's
   // set chosen by the wrapper's registers alone, its 8 ways held 8 of the paths and nearly
-  // every capture walked the stack (and, missing that often, stopped probing); now the set
-  // also depends on the wrapper's caller. Every context stays right.
+  // every capture walked the stack (and, missing that often, stopped probing). The set
+  // then also depended on the wrapper's caller, but with one set per path some set got more
+  // paths than ways in 1 run of 20 with 48 callers (by where the program was loaded) and in
+  // most runs with 96; each walk now has two sets and goes to the roomier one. Every
+  // context stays right.
   const StatsRun r = run_with_stats(build("wrapper_callers", "wrapper_callers.c"), "wrapper");
   const uint64_t captures = printed_stat(r.err, "walker captures");
   const uint64_t hits = printed_stat(r.err, "exact-cache hits");
   ASSERT_NE(captures, ~uint64_t{0}) << r.err;
   ASSERT_NE(hits, ~uint64_t{0}) << r.err;
-  EXPECT_GE(captures, 48000u) << r.err;
-  EXPECT_GE(hits, captures * 9 / 10) << r.err;
-  EXPECT_EQ(contexts_to_main(r.contexts, "xalloc", "1000"), 48u);
+  EXPECT_GE(captures, 96000u) << r.err;
+  EXPECT_GE(hits, captures * 95 / 100) << r.err;
+  EXPECT_EQ(contexts_to_main(r.contexts, "xalloc", "1000"), 96u);
 }
 
 TEST(Default, StressThreadsSignalsForkExitHooks) {
