@@ -2,6 +2,9 @@
 // unwind.cc, with libunwind for what it cannot follow; frame pointers only, as compiler-rt
 // does, with fast_unwind_on_malloc=1 or llvm_compat=1) and a lock-free stack depot that
 // gives each distinct stack a stable id for the life of the process.
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -323,6 +326,29 @@ uint32_t fold_cycles(uintptr_t* pcs, uint32_t n) {
   return count;
 }
 
+namespace {
+
+// libunwind's unw_backtrace keeps what it learns per return address in a cache of each
+// thread's that nothing empties (unw_flush_cache does not reach it), so once code has been
+// unloaded (dlclose, below), frames are stepped one by one instead, through the unwind
+// table caches unw_flush_cache does empty. The same frames, each its instruction pointer.
+int libunwind_backtrace(void** frames, int max) {
+  if (PROFKIT_RT_LIKELY(g_code_generation.load(std::memory_order_relaxed) == 0))
+    return unw_backtrace(frames, max);
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return 0;
+  int n = 0;
+  do {
+    unw_word_t ip;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) break;
+    frames[n++] = reinterpret_cast<void*>(ip);
+  } while (n < max && unw_step(&cursor) > 0);
+  return n;
+}
+
+}  // namespace
+
 uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   constexpr uint32_t kSkipMax = 16;  // runtime frames above the entry point's caller
   uintptr_t pcs[256 + kSkipMax];
@@ -335,6 +361,11 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
   if (!g.options.fast_unwind_on_malloc.value && !g.compat) {
     if (!g.options.use_libunwind.value && tls_state != nullptr) {
       ThreadState* const state = tls_state;
+      const uint32_t generation = g_code_generation.load(std::memory_order_acquire);
+      if (PROFKIT_RT_UNLIKELY(state->code_generation != generation)) {
+        forget_code(state);
+        state->code_generation = generation;
+      }
       WalkStats& stats = state->walk_stats;
       ++stats.captures;
       if (caller_frame >= state->stack_low && caller_frame < state->stack_high) {
@@ -377,7 +408,7 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     }
     if (n == 0) {
       void* frames[256 + kSkipMax];
-      const int got = unw_backtrace(frames, static_cast<int>(walk_depth + kSkipMax));
+      const int got = libunwind_backtrace(frames, static_cast<int>(walk_depth + kSkipMax));
       int start = -1;
       for (int i = 0; i < got && i < static_cast<int>(kSkipMax); ++i)
         if (reinterpret_cast<uintptr_t>(frames[i]) == caller_return) {
@@ -420,4 +451,59 @@ uint32_t depot_size() {
   return next > kMaxIds ? kMaxIds : next;
 }
 
+// Unloaded code. The walkers keep what they learnt by return address (frame rules, whole
+// walks, and libunwind its own cache), and after a dlclose the loader may put another object
+// at the same addresses: a plugin host that unloads one plugin and loads the next got the
+// old plugin's frame sizes for the new one's frames (wrong stacks, from either walker).
+// dlclose is wrapped: when the loader removed an object, every cache is emptied, the
+// process's rule table and libunwind's here, each thread's own before its next walk.
+std::atomic<uint32_t> g_code_generation{0};
+
+namespace {
+
+using DlcloseFn = int (*)(void*);
+std::atomic<DlcloseFn> g_real_dlclose{nullptr};
+
+DlcloseFn real_dlclose() {
+  DlcloseFn f = g_real_dlclose.load(std::memory_order_acquire);
+  if (PROFKIT_RT_UNLIKELY(f == nullptr)) {
+    f = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+    g_real_dlclose.store(f, std::memory_order_release);
+  }
+  return f;
+}
+// Looked up before the program runs: a lookup inside the wrapper would reset the dlerror()
+// state the program's dlclose leaves.
+__attribute__((constructor(102))) void init_dlclose_wrapper() { real_dlclose(); }
+
+// How many objects the loader has removed since the process started.
+uint64_t objects_removed() {
+  uint64_t subs = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* out) {
+        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+          *static_cast<uint64_t*>(out) = info->dlpi_subs;
+        return 1;  // the first object has the count
+      },
+      &subs);
+  return subs;
+}
+
+}  // namespace
 }  // namespace profkit::rt
+
+extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
+  using namespace profkit::rt;
+  const DlcloseFn real = real_dlclose();
+  if (real == nullptr) return -1;  // no loader to forward to; cannot happen with glibc
+  const uint64_t removed = objects_removed();
+  const int result = real(handle);
+  const int saved_errno = errno;
+  if (objects_removed() != removed) {  // not just a reference dropped
+    forget_shared_rules();
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+    g_code_generation.fetch_add(1, std::memory_order_acq_rel);
+  }
+  errno = saved_errno;
+  return result;
+}

@@ -32,6 +32,7 @@ struct ThreadState {
   HeapRemote heap_remote[kHeapAllClasses];  // small blocks freed by other threads (lock-free)
   RemoteBatch remote_out[kHeapAllClasses];  // blocks this thread freed for others (under `lock`)
   FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
+  uint32_t code_generation = 0;                // g_code_generation when they were last valid
   WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
   uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
   WalkBuf walk_buf[kWalkMemos + 1];
@@ -60,6 +61,10 @@ inline ThreadState* current_thread_state() {
   ThreadState* state = tls_state;
   return PROFKIT_RT_LIKELY(state != nullptr) ? state : thread_state_slow();
 }
+
+// How many times code was unloaded (stack.cc's dlclose): a thread whose walker caches are of
+// an older generation drops them before it walks.
+extern std::atomic<uint32_t> g_code_generation;
 
 // A dump requested by signal while some thread was inside the runtime (init.cc): taken by
 // the first thread to leave it.

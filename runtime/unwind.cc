@@ -1116,6 +1116,18 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
   key.context_id = context_id;
 }
 
+void forget_shared_rules() {
+  // Zero pages in place of the table's: a probe then finds no rule (a racing one may read
+  // a slot before and its rule after, which is of code being unloaded under its walk).
+  if (SharedRule* const table = g_shared_rules.load(std::memory_order_acquire))
+    madvise(table, sizeof(SharedRule) << kSharedRuleBits, MADV_DONTNEED);
+}
+
+void forget_code(ThreadState* state) {
+  for (FrameCacheSet& set : state->frame_cache) set = FrameCacheSet{};
+  forget_walks(state);
+}
+
 void forget_walks(ThreadState* state) {
   for (ExactSet& set : state->exact) set = ExactSet{};
   for (uint32_t i = 0; i < kWalkMemos; ++i) {

@@ -276,6 +276,12 @@ uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
                           uintptr_t* out, uint32_t max);
 // Drops the remembered walks (a state taken over by another thread, on another stack).
 void forget_walks(ThreadState* state);
+// Code was unloaded (dlclose), and another object may be loaded at its addresses: every
+// frame rule, memo and whole walk learnt before may be of code that is gone.
+// forget_shared_rules empties the process's rule table (any thread, once per unload);
+// forget_code drops a thread's own rules and walks (that thread, before its next walk).
+void forget_shared_rules();
+void forget_code(ThreadState* state);
 // Puts `rule` in the thread's rule cache as the rule of return address `ra` (tests: walks
 // over fake stacks, whose addresses have no unwind tables).
 void cache_rule(ThreadState* state, uintptr_t ra, FrameRule rule);

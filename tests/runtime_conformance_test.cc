@@ -567,6 +567,53 @@ TEST(Default, FiberStacksAreWalkedAsLibunwindWalksThem) {
   EXPECT_EQ(fiber_allocs, 6000u);
 }
 
+TEST(Default, APluginLoadedWhereAnUnloadedOneWasGetsItsOwnFrames) {
+  // dlclose, then a dlopen that puts another library where the first one was: the return
+  // addresses the walkers know now run other code (here: entry()'s frame, 4 KiB in one
+  // build and 8 KiB in the other, without frame pointers). Rules, memos and whole walks
+  // from before the dlclose gave the second plugin's allocations the first one's frame
+  // sizes (a return address read from inside the 8 KiB frame, and a stack ending there),
+  // and so did libunwind's cache. The stack through the second plugin must be the one a
+  // run that never loaded the first gives, with either walker.
+  const Binaries& host = build("plugin_host", "plugin_host.c", "", "-ldl");
+  const std::string dir = profkit::test::work_dir("bin");
+  const std::string a = dir + "/plugin_a.so", b = dir + "/plugin_b.so";
+  for (const auto& [frame, so] : {std::pair{"4096", a}, std::pair{"8192", b}})
+    run_ok("clang-22 -O2 -g -fPIC -shared -fomit-frame-pointer -DFRAME=" + std::string(frame) +
+           " " + sh_quote(program("plugin.c")) + " -o " + sh_quote(so));
+  const std::string raw_dir = profkit::test::work_dir("raw");
+  auto stacks_of = [&](const std::string& tag, const std::string& options,
+                       const std::string& first) {
+    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + raw_dir + "/" + tag + ".raw" +
+                                                      options) +
+                       " " + sh_quote(host.ours) + " " + sh_quote(first) + " " + sh_quote(b));
+    EXPECT_EQ(r.status, 0) << r.err;
+    const auto files = files_with_prefix(raw_dir, tag + ".raw.");
+    EXPECT_EQ(files.size(), 1u) << tag;
+    return std::pair{r.err, files.size() == 1 ? raw_stacks(files[0])
+                                              : std::map<std::vector<std::string>, uint64_t>{}};
+  };
+  for (const std::string options : {"", ":use_libunwind=1"}) {
+    const std::string walker = options.empty() ? "own" : "libunwind";
+    const auto [alone_err, alone] = stacks_of("plugin-alone-" + walker, options, "-");
+    const auto [both_err, both] = stacks_of("plugin-both-" + walker, options, a);
+    // The second plugin went where the first one was (else nothing here is tested).
+    const size_t first_at = both_err.find("entry at ");
+    ASSERT_NE(first_at, std::string::npos) << both_err;
+    const std::string where = both_err.substr(first_at, both_err.find('\n', first_at) - first_at);
+    ASSERT_NE(both_err.find(where, first_at + 1), std::string::npos) << both_err;
+    // The 1000 allocations through the second plugin: one stack, the same in both runs.
+    std::vector<std::string> through_b;
+    for (const auto& [frames, allocs] : alone)
+      if (allocs == 1000) through_b = frames;
+    ASSERT_FALSE(through_b.empty()) << walker << ": no stack with 1000 allocations";
+    EXPECT_GE(through_b.size(), 4u);
+    const auto it = both.find(through_b);
+    EXPECT_TRUE(it != both.end() && it->second == 1000u)
+        << walker << ": the second plugin's allocations have other stacks after the first's";
+  }
+}
+
 TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
   // 4096 sites called in turn outgrow a thread's frame-rule cache: each rule is computed
   // from the unwind tables once and then found in the process's shared table (every call
