@@ -940,10 +940,11 @@ inline bool exact_way_matches(const ExactSet& set, uint32_t w, uintptr_t pc, uin
   const uint32_t pairs = key.pairs;
   for (uint32_t i = 0; i < pairs;) {
     __m128i pair_diff = _mm_setzero_si128();
-    for (const uint32_t end = i + 4 < pairs ? i + 4 : pairs; i < end; ++i)
-      pair_diff = _mm_or_si128(
-          pair_diff, _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i])),
-                                   _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i))));
+    for (const uint32_t end = i + 4 < pairs ? i + 4 : pairs; i < end; ++i) {
+      const __m128i now = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e.at[i]));
+      const __m128i then = _mm_load_si128(reinterpret_cast<const __m128i*>(e.value + 2 * i));
+      pair_diff = _mm_or_si128(pair_diff, _mm_xor_si128(now, then));
+    }
     if (_mm_movemask_epi8(_mm_cmpeq_epi8(pair_diff, _mm_setzero_si128())) != 0xffff) return false;
   }
   uintptr_t diff = 0;
@@ -961,9 +962,10 @@ inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index
 }
 // The ways of set `set_index` but the one probed already (`last_set`, `last_way`), the one
 // used last first: the depot id of the walk when one holds it, else 0.
-[[gnu::always_inline]] inline uint32_t probe_exact_set(ThreadState* state, WalkMemo& memo, uint32_t set_index,
-                                uint32_t last_set, uint32_t last_way, uintptr_t pc, uintptr_t sp,
-                                uintptr_t bp, uint32_t max) {
+[[gnu::always_inline]] inline uint32_t probe_exact_set(ThreadState* state, WalkMemo& memo,
+                                                       uint32_t set_index, uint32_t last_set,
+                                                       uint32_t last_way, uintptr_t pc,
+                                                       uintptr_t sp, uintptr_t bp, uint32_t max) {
   const ExactSet& set = state->exact[set_index];
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;
@@ -973,8 +975,8 @@ inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index
   return 0;
 }
 // The second set, out of line: it holds only walks whose first set was full, and a probe
-// gets here only when the walk is in neither the way last used nor the first set (kept out
-// of exact_stack, whose first-set probe got slower with it inline).
+// gets here only when the walk is in neither the way last used nor its first set, which is
+// rare but at sites with more paths than a set has ways (and before a walk).
 [[gnu::noinline]] uint32_t probe_second_exact_set(ThreadState* state, WalkMemo& memo,
                                                   uintptr_t tag, uint32_t last_set,
                                                   uint32_t last_way, uintptr_t pc, uintptr_t sp,
