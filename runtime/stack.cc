@@ -458,8 +458,9 @@ uint32_t depot_size() {
 // walks, and libunwind its own cache), and after a dlclose the loader may put another object
 // at the same addresses: a plugin host that unloads one plugin and loads the next got the
 // old plugin's frame sizes for the new one's frames (wrong stacks, from either walker).
-// dlclose is wrapped: when the loader removed an object, every cache is emptied, the
-// process's rule table and libunwind's here, each thread's own before its next walk.
+// dlclose is wrapped: when the loader removed an object, a new code generation is counted
+// and libunwind's caches emptied; the process's rules are kept by generation (unwind.cc)
+// and each thread drops its own rules and walks before its next walk.
 std::atomic<uint32_t> g_code_generation{0};
 
 namespace {
@@ -500,9 +501,9 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   const int result = real(handle);
   const int saved_errno = errno;
   if (objects_removed() != removed) {  // not just a reference dropped
-    forget_shared_rules();
     unw_flush_cache(unw_local_addr_space, 0, 0);
-    g_code_generation.fetch_add(1, std::memory_order_acq_rel);
+    const uint32_t generation = g_code_generation.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if ((generation & 0xffff) == 0) forget_shared_rules();  // its keys' generations wrap
   }
   errno = saved_errno;
   return result;

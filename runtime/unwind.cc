@@ -420,15 +420,22 @@ FrameRule compute_rule(uintptr_t ra) {
 // The process's rules, shared by its threads behind their own caches: a program whose hot
 // return addresses outnumber a thread's cache (thousands of allocation sites, called in
 // turn) recomputed a rule from the unwind tables at nearly every walk, a third of its run.
-// Insert-only, lock-free: a slot's pc goes 0 -> kClaimed -> its return address, published
-// after the rule, and never changes again; a probe that finds neither the address nor a free
-// slot among its kSharedProbe slots computes the rule and keeps it only in the thread's
-// cache. Reserved on the first miss, touched page by page.
+// Lock-free: a slot's key goes 0 (or a key of an older code generation) -> kClaimed -> its
+// key, published after the rule. A key is the return address with the code generation
+// (g_code_generation, counted at each dlclose that unloads code) in its top 16 bits, so a
+// rule learnt before code was unloaded no longer matches, and its slot is taken again like
+// a free one; a reader checks the key again after reading the rule (a slot can be taken
+// again under it). When the generation's low 16 bits wrap, forget_shared_rules empties the
+// table, so that a key's generation bits stand for one generation. A probe that finds
+// neither the key nor a slot to take among its kSharedProbe slots computes the rule and
+// keeps it only in the thread's cache. Return addresses above 2^48 (none on x86-64 Linux
+// unless asked for) are never kept here. Reserved on the first miss, touched page by page.
 constexpr uint32_t kSharedRuleBits = 16;
 constexpr uint32_t kSharedProbe = 4;  // one cache line
 constexpr uintptr_t kClaimed = 1;
+constexpr int kGenerationShift = 48;
 struct SharedRule {
-  std::atomic<uintptr_t> pc;
+  std::atomic<uintptr_t> key;
   std::atomic<uint64_t> rule;
 };
 std::atomic<SharedRule*> g_shared_rules{nullptr};
@@ -449,26 +456,40 @@ SharedRule* shared_rules() {
 
 FrameRule shared_rule(ThreadState* state, uintptr_t ra) {
   SharedRule* free_slot = nullptr;  // where the computed rule goes (none: no table, or full)
-  if (SharedRule* const table = shared_rules()) {
+  uintptr_t free_key = 0;           // what that slot held
+  const uintptr_t generation = state->code_generation & 0xffff;
+  const uintptr_t key = ra | generation << kGenerationShift;
+  SharedRule* const table = ra >> kGenerationShift == 0 ? shared_rules() : nullptr;
+  if (table != nullptr) {
     const uint64_t hash = (ra ^ (ra >> 29)) * 0xBF58476D1CE4E5B9ull;
     SharedRule* const line =
         table + ((hash >> (64 - kSharedRuleBits)) & ~uint64_t{kSharedProbe - 1});
     for (uint32_t i = 0; i < kSharedProbe; ++i) {
-      const uintptr_t pc = line[i].pc.load(std::memory_order_acquire);
-      if (pc == ra) {
-        ++state->walk_stats.rules_shared;
-        return std::bit_cast<FrameRule>(line[i].rule.load(std::memory_order_relaxed));
+      const uintptr_t held = line[i].key.load(std::memory_order_acquire);
+      if (held == key) {
+        const uint64_t rule = line[i].rule.load(std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (line[i].key.load(std::memory_order_relaxed) == key) {
+          ++state->walk_stats.rules_shared;
+          return std::bit_cast<FrameRule>(rule);
+        }
+        continue;  // taken again while it was read: compute the rule
       }
-      if (pc == 0 && free_slot == nullptr) free_slot = &line[i];
+      const bool stale = held != kClaimed && held >> kGenerationShift != generation;
+      const bool takeable = held == 0 || stale;
+      if (takeable && free_slot == nullptr) {
+        free_slot = &line[i];
+        free_key = held;
+      }
     }
   }
   ++state->walk_stats.rules_computed;
   const FrameRule rule = compute_rule(ra);
-  uintptr_t expected = 0;
   if (free_slot != nullptr &&
-      free_slot->pc.compare_exchange_strong(expected, kClaimed, std::memory_order_relaxed)) {
+      free_slot->key.compare_exchange_strong(free_key, kClaimed, std::memory_order_relaxed)) {
+    std::atomic_thread_fence(std::memory_order_release);  // kClaimed before the new rule
     free_slot->rule.store(std::bit_cast<uint64_t>(rule), std::memory_order_relaxed);
-    free_slot->pc.store(ra, std::memory_order_release);
+    free_slot->key.store(key, std::memory_order_release);
   }
   return rule;
 }
@@ -1119,8 +1140,8 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
 }
 
 void forget_shared_rules() {
-  // Zero pages in place of the table's: a probe then finds no rule (a racing one may read
-  // a slot before and its rule after, which is of code being unloaded under its walk).
+  // Zero pages in place of the table's (once per 65,536 unloads: shared_rule's keys say
+  // which generation a rule is of, modulo that): a probe then finds no rule.
   if (SharedRule* const table = g_shared_rules.load(std::memory_order_acquire))
     madvise(table, sizeof(SharedRule) << kSharedRuleBits, MADV_DONTNEED);
 }
@@ -1131,7 +1152,12 @@ void forget_code(ThreadState* state) {
 }
 
 void forget_walks(ThreadState* state) {
-  for (ExactSet& set : state->exact) set = ExactSet{};
+  // The keys only: a way whose key is empty is never read, and writing the walks (136 KiB,
+  // most of it never touched by a thread with a few stacks) cost every dlclose 30 us.
+  for (ExactSet& set : state->exact) {
+    for (ExactKey& key : set.key) key = ExactKey{};
+    set.recent = 0;
+  }
   for (uint32_t i = 0; i < kWalkMemos; ++i) {
     WalkMemo& memo = state->walk_memo[i];
     memo.first = memo.end = 0;

@@ -278,8 +278,9 @@ uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
 void forget_walks(ThreadState* state);
 // Code was unloaded (dlclose), and another object may be loaded at its addresses: every
 // frame rule, memo and whole walk learnt before may be of code that is gone.
-// forget_shared_rules empties the process's rule table (any thread, once per unload);
-// forget_code drops a thread's own rules and walks (that thread, before its next walk).
+// forget_shared_rules empties the process's rule table (whose entries are kept by code
+// generation, modulo 2^16: once per 65,536 unloads); forget_code drops a thread's own rules
+// and walks (that thread, before its next walk, with its code_generation already new).
 void forget_shared_rules();
 void forget_code(ThreadState* state);
 // Puts `rule` in the thread's rule cache as the rule of return address `ra` (tests: walks
