@@ -587,6 +587,20 @@ TEST(Default, FiberStacksAreWalkedAsLibunwindWalksThem) {
   EXPECT_EQ(fiber_allocs, 6000u);
 }
 
+// plugin.c built twice (once, for the whole test binary), with 4 KiB and 8 KiB frames in
+// entry() and no frame pointers: the same code at the same offsets under other frame rules.
+const std::pair<std::string, std::string>& plugins() {
+  static const std::pair<std::string, std::string> built = [] {
+    const std::string dir = profkit::test::work_dir("bin");
+    const std::string a = dir + "/plugin_a.so", b = dir + "/plugin_b.so";
+    for (const auto& [frame, so] : {std::pair{"4096", a}, std::pair{"8192", b}})
+      run_ok("clang-22 -O2 -g -fPIC -shared -fomit-frame-pointer -DFRAME=" + std::string(frame) +
+             " " + sh_quote(program("plugin.c")) + " -o " + sh_quote(so));
+    return std::pair{a, b};
+  }();
+  return built;
+}
+
 TEST(Default, APluginLoadedWhereAnUnloadedOneWasGetsItsOwnFrames) {
   // dlclose, then a dlopen that puts another library where the first one was: the return
   // addresses the walkers know now run other code (here: entry()'s frame, 4 KiB in one
@@ -596,11 +610,7 @@ TEST(Default, APluginLoadedWhereAnUnloadedOneWasGetsItsOwnFrames) {
   // and so did libunwind's cache. The stack through the second plugin must be the one a
   // run that never loaded the first gives, with either walker.
   const Binaries& host = build("plugin_host", "plugin_host.c", "", "-ldl");
-  const std::string dir = profkit::test::work_dir("bin");
-  const std::string a = dir + "/plugin_a.so", b = dir + "/plugin_b.so";
-  for (const auto& [frame, so] : {std::pair{"4096", a}, std::pair{"8192", b}})
-    run_ok("clang-22 -O2 -g -fPIC -shared -fomit-frame-pointer -DFRAME=" + std::string(frame) +
-           " " + sh_quote(program("plugin.c")) + " -o " + sh_quote(so));
+  const auto& [a, b] = plugins();
   const std::string raw_dir = profkit::test::work_dir("raw");
   auto stacks_of = [&](const std::string& tag, const std::string& options,
                        const std::string& first) {
@@ -632,6 +642,27 @@ TEST(Default, APluginLoadedWhereAnUnloadedOneWasGetsItsOwnFrames) {
     EXPECT_TRUE(it != both.end() && it->second == 1000u)
         << walker << ": the second plugin's allocations have other stacks after the first's";
   }
+}
+
+TEST(Default, WalksStayRightWhileAnotherThreadUnloadsCode) {
+  // Four threads allocate through a plugin that stays loaded while the main thread loads,
+  // uses and unloads the other one 3,000 times: each unload makes every thread drop its
+  // rules and walks, and frees the shared table's slots for the next generation while
+  // threads read it. Every one of the workers' allocations keeps its one stack: exactly two
+  // stacks (through the plugin, and direct) with as many allocations as the workers made.
+  const Binaries& host = build("plugin_race", "plugin_race.c", "", "-ldl");
+  const auto& [a, b] = plugins();
+  const std::string dir = profkit::test::work_dir("raw");
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/plugin_race.raw") + " " +
+                     sh_quote(host.ours) + " " + sh_quote(b) + " " + sh_quote(a));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t total = std::stoull(r.out);
+  EXPECT_GT(total, 0u);
+  const auto files = files_with_prefix(dir, "plugin_race.raw.");
+  ASSERT_EQ(files.size(), 1u);
+  size_t with_total = 0;
+  for (const auto& [frames, allocs] : raw_stacks(files[0])) with_total += allocs == total;
+  EXPECT_EQ(with_total, 2u) << total << " iterations";
 }
 
 TEST(Default, RulesOfManyCallSitesAreComputedOnce) {
