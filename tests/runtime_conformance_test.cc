@@ -80,19 +80,33 @@ const Binaries& build(const std::string& name, const std::string& source,
   return cache[name] = b;
 }
 
-// Runs `binary` with MEMPROF_OPTIONS (log_path set to a fresh prefix in `dir`) and returns
-// the profile files it wrote.
+// Runs `binary` (with `args`, shell words) with MEMPROF_OPTIONS: log_path set to the prefix
+// `tag`.raw in the raw work directory, then `options`. Its output and the profiles it wrote.
+struct ProfiledRun {
+  profkit::test::CommandResult result;
+  std::vector<std::string> files;
+};
+ProfiledRun run_profiled(const std::string& binary, const std::string& tag,
+                         const std::string& options, const std::string& args = "") {
+  const std::string dir = profkit::test::work_dir("raw");
+  const std::string prefix = tag + ".raw";
+  ProfiledRun out;
+  out.result = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + prefix +
+                                                  (options.empty() ? "" : ":" + options)) +
+                   " " + sh_quote(binary) + " " + args);
+  out.files = files_with_prefix(dir, prefix + ".");
+  return out;
+}
+
+// The profile files of `binary` run as run_profiled runs it, checking its exit status and
+// that the runtime reported no error.
 std::vector<std::string> profile(const std::string& binary, const std::string& tag,
                                  const std::string& options, const std::string& args = "",
                                  int expected_status = 0) {
-  const std::string dir = profkit::test::work_dir("raw");
-  const std::string prefix = tag + ".raw";
-  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + prefix +
-                                                    (options.empty() ? "" : ":" + options)) +
-                     " " + sh_quote(binary) + " " + args);
-  EXPECT_EQ(r.status, expected_status) << binary << "\n" << r.err;
-  EXPECT_EQ(r.err.find("profkit-memprof: error"), std::string::npos) << r.err;
-  return files_with_prefix(dir, prefix + ".");
+  ProfiledRun p = run_profiled(binary, tag, options, args);
+  EXPECT_EQ(p.result.status, expected_status) << binary << "\n" << p.result.err;
+  EXPECT_EQ(p.result.err.find("profkit-memprof: error"), std::string::npos) << p.result.err;
+  return std::move(p.files);
 }
 
 Contexts profile_one(const Binaries& b, bool ours, const std::string& tag,
@@ -327,10 +341,7 @@ TEST(Default, AProgramWithAFewBlocksHoldsNoHugePage) {
   // the CPU of a process that makes a few blocks and exits (each program a script starts).
   const Binaries& b = build("footprint", "footprint.c");
   for (const std::string options : {"", "sample_interval=1024"}) {
-    const std::string dir = profkit::test::work_dir("raw");
-    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/huge_pages.raw" +
-                                                      (options.empty() ? "" : ":" + options)) +
-                       " " + sh_quote(b.ours));
+    const auto r = run_profiled(b.ours, "huge_pages", options).result;
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out.substr(0, r.out.find(' ')), "0") << "KiB on huge pages, " << options;
   }
@@ -342,15 +353,13 @@ TEST(Default, AProgramWithAFewBlocksIsNoLargerThanUnderCompilerRt) {
   // At the end of main (before either runtime writes its profile), our build's resident
   // set is at most compiler-rt's (which maps its own tables: about 4 MiB here).
   const Binaries& b = build("footprint", "footprint.c");
-  const std::string dir = profkit::test::work_dir("raw");
   auto resident_kib = [&](const std::string& binary, const std::string& tag) {
-    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/" + tag) + " " +
-                       sh_quote(binary));
+    const auto r = run_profiled(binary, tag, "").result;
     EXPECT_EQ(r.status, 0) << r.err;
     return r.status == 0 ? std::stol(r.out.substr(r.out.find(' ') + 1)) : -1L;
   };
-  const long crt = resident_kib(b.crt, "resident-crt.raw");
-  const long ours = resident_kib(b.ours, "resident-ours.raw");
+  const long crt = resident_kib(b.crt, "resident-crt");
+  const long ours = resident_kib(b.ours, "resident-ours");
   EXPECT_GT(crt, 0);
   EXPECT_GT(ours, 0);
   EXPECT_LE(ours, crt) << "KiB resident at the end of main";
@@ -611,19 +620,17 @@ TEST(Default, APluginLoadedWhereAnUnloadedOneWasGetsItsOwnFrames) {
   // run that never loaded the first gives, with either walker.
   const Binaries& host = build("plugin_host", "plugin_host.c", "", "-ldl");
   const auto& [a, b] = plugins();
-  const std::string raw_dir = profkit::test::work_dir("raw");
   auto stacks_of = [&](const std::string& tag, const std::string& options,
                        const std::string& first) {
-    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + raw_dir + "/" + tag + ".raw" +
-                                                      options) +
-                       " " + sh_quote(host.ours) + " " + sh_quote(first) + " " + sh_quote(b));
-    EXPECT_EQ(r.status, 0) << r.err;
-    const auto files = files_with_prefix(raw_dir, tag + ".raw.");
-    EXPECT_EQ(files.size(), 1u) << tag;
-    return std::pair{r.err, files.size() == 1 ? raw_stacks(files[0])
-                                              : std::map<std::vector<std::string>, uint64_t>{}};
+    const ProfiledRun p =
+        run_profiled(host.ours, tag, options, sh_quote(first) + " " + sh_quote(b));
+    EXPECT_EQ(p.result.status, 0) << p.result.err;
+    EXPECT_EQ(p.files.size(), 1u) << tag;
+    return std::pair{p.result.err, p.files.size() == 1
+                                       ? raw_stacks(p.files[0])
+                                       : std::map<std::vector<std::string>, uint64_t>{}};
   };
-  for (const std::string options : {"", ":use_libunwind=1"}) {
+  for (const std::string options : {"", "use_libunwind=1"}) {
     const std::string walker = options.empty() ? "own" : "libunwind";
     const auto [alone_err, alone] = stacks_of("plugin-alone-" + walker, options, "-");
     const auto [both_err, both] = stacks_of("plugin-both-" + walker, options, a);
@@ -652,16 +659,14 @@ TEST(Default, WalksStayRightWhileAnotherThreadUnloadsCode) {
   // stacks (through the plugin, and direct) with as many allocations as the workers made.
   const Binaries& host = build("plugin_race", "plugin_race.c", "", "-ldl");
   const auto& [a, b] = plugins();
-  const std::string dir = profkit::test::work_dir("raw");
-  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/plugin_race.raw") + " " +
-                     sh_quote(host.ours) + " " + sh_quote(b) + " " + sh_quote(a));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const uint64_t total = std::stoull(r.out);
+  const ProfiledRun p =
+      run_profiled(host.ours, "plugin_race", "", sh_quote(b) + " " + sh_quote(a));
+  ASSERT_EQ(p.result.status, 0) << p.result.err;
+  const uint64_t total = std::stoull(p.result.out);
   EXPECT_GT(total, 0u);
-  const auto files = files_with_prefix(dir, "plugin_race.raw.");
-  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(p.files.size(), 1u);
   size_t with_total = 0;
-  for (const auto& [frames, allocs] : raw_stacks(files[0])) with_total += allocs == total;
+  for (const auto& [frames, allocs] : raw_stacks(p.files[0])) with_total += allocs == total;
   EXPECT_EQ(with_total, 2u) << total << " iterations";
 }
 
