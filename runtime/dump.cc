@@ -960,7 +960,7 @@ void __memprof_print_accumulated_stats(void) {
       .num(threads).str(" thread states, ").num(peak_snapshots()).str(" peak snapshots")
       .flush_to(2);
   LineWriter().str("profkit-memprof: stacks: ").num(w.captures).str(" walker captures, ")
-      .num(w.exact_hits).str(" exact-cache hits, ").num(w.exact_skipped).str(" not probed, ")
+      .num(w.exact_hits).str(" exact-cache hits (").num(w.exact_recent_hits).str(" at the call site's last two ways), ").num(w.exact_skipped).str(" not probed, ")
       .num(w.walks).str(" walks (").num(w.whole_replays).str(" whole replays, ").num(w.frames)
       .str(" frames, ").num(w.steps).str(" stepped), ").num(w.interned).str(" depot lookups (")
       .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new), frame rules: ")

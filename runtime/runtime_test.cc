@@ -599,6 +599,31 @@ TEST(ExactStack, PathsThroughOneLeafAreKeptSideBySide) {
   }
 }
 
+// A call site taken by two paths in turn (a string built, then copied) finds each in one
+// of the two ways it used last, without the tag and a set probe (with the last way alone,
+// every other capture went on to probe a set).
+TEST(ExactStack, TwoPathsTakenInTurnAreFoundAtTheSitesLastTwoWays) {
+  FakeWalk f(4);
+  auto path = [&](uint32_t p) { f.w[3] = 0x500000 + 0x40 * p; };
+  path(0);
+  f.remember(100);
+  path(1);
+  f.remember(101);
+  for (uint32_t p : {0, 1}) {  // the site's memo (FakeWalk kept them with another) learns both
+    path(p);
+    EXPECT_EQ(f.lookup(), 100 + p);
+  }
+  const uint64_t before = f.state->walk_stats.exact_recent_hits;
+  for (uint32_t i = 0; i < 6; ++i) {
+    path(i % 2);
+    EXPECT_EQ(f.lookup(), 100 + i % 2) << "lookup " << i;
+  }
+  EXPECT_EQ(f.state->walk_stats.exact_recent_hits - before, 6u);
+  path(2);  // a third path is not among them: a miss
+  EXPECT_EQ(f.lookup(), 0u);
+  EXPECT_EQ(f.state->walk_stats.exact_recent_hits - before, 6u);
+}
+
 // A walk whose first set is full goes to its second: more paths than ways that share their
 // first set are all kept (with one set per walk, the set's last 8 were).
 TEST(ExactStack, WalksWhoseFirstSetIsFullGoToTheirSecond) {

@@ -973,24 +973,35 @@ inline bool exact_way_matches(const ExactSet& set, uint32_t w, uintptr_t pc, uin
     diff |= *reinterpret_cast<const uintptr_t*>(e.at[pairs + j]) ^ e.value[2 * pairs + j];
   return diff == 0;
 }
+// The ways a call site used last and the one before (WalkMemo::exact_last, exact_prev).
+inline uint16_t exact_way_code(uint32_t set_index, uint32_t w) {
+  return static_cast<uint16_t>(set_index * kExactWays + w + 1);
+}
+inline void note_exact_way(WalkMemo& memo, uint32_t set_index, uint32_t w) {
+  const uint16_t code = exact_way_code(set_index, w);
+  if (code == memo.exact_last) return;
+  memo.exact_prev = memo.exact_last;
+  memo.exact_last = code;
+}
 inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index, uint32_t w) {
   ExactSet& set = state->exact[set_index];
   set.recent = w;
   set.key[w].used = ++state->exact_clock;
-  memo.exact_last = static_cast<uint16_t>(set_index * kExactWays + w + 1);
+  note_exact_way(memo, set_index, w);
   if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
   return set.key[w].context_id;
 }
-// The ways of set `set_index` but the one probed already (`last_set`, `last_way`), the one
-// used last first: the depot id of the walk when one holds it, else 0.
+// The ways of set `set_index` but the two the call site used last (probed already), the one
+// used last in the set first: the depot id of the walk when one holds it, else 0.
 [[gnu::always_inline]] inline uint32_t probe_exact_set(ThreadState* state, WalkMemo& memo,
-                                                       uint32_t set_index, uint32_t last_set,
-                                                       uint32_t last_way, uintptr_t pc,
+                                                       uint32_t set_index, uintptr_t pc,
                                                        uintptr_t sp, uintptr_t bp, uint32_t max) {
   const ExactSet& set = state->exact[set_index];
+  const uint16_t last = memo.exact_last, prev = memo.exact_prev;
   for (uint32_t k = 0; k < kExactWays; ++k) {
     const uint32_t w = (set.recent + k) % kExactWays;
-    if (set_index == last_set && w == last_way) continue;
+    const uint16_t code = exact_way_code(set_index, w);
+    if (code == last || code == prev) continue;
     if (exact_way_matches(set, w, pc, sp, bp, max)) return exact_hit(state, memo, set_index, w);
   }
   return 0;
@@ -999,11 +1010,9 @@ inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index
 // gets here only when the walk is in neither the way last used nor its first set, which is
 // rare but at sites with more paths than a set has ways (and before a walk).
 [[gnu::noinline]] uint32_t probe_second_exact_set(ThreadState* state, WalkMemo& memo,
-                                                  uintptr_t tag, uint32_t last_set,
-                                                  uint32_t last_way, uintptr_t pc, uintptr_t sp,
+                                                  uintptr_t tag, uintptr_t pc, uintptr_t sp,
                                                   uintptr_t bp, uint32_t max) {
-  return probe_exact_set(state, memo, exact_sets(pc, sp, tag).second, last_set, last_way, pc, sp,
-                         bp, max);
+  return probe_exact_set(state, memo, exact_sets(pc, sp, tag).second, pc, sp, bp, max);
 }
 }  // namespace
 
@@ -1027,22 +1036,23 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
   // The entry point's caller: its registers as the walk starts (walk_unwind_tables).
   const uintptr_t sp = caller_frame + 16;
   const uintptr_t bp = *reinterpret_cast<const uintptr_t*>(caller_frame);
-  // The way this call site used last, first: most sites take one path most of the time,
-  // and its set is then known without the tag (whose load the set index would wait for).
-  uint32_t last_set = kExactSets, last_way = 0;
-  if (memo.exact_last != 0) {
-    last_set = (memo.exact_last - 1u) / kExactWays;
-    last_way = (memo.exact_last - 1u) % kExactWays;
-    if (exact_way_matches(state->exact[last_set], last_way, caller_return, sp, bp, max))
-      return exact_hit(state, memo, last_set, last_way);
+  // The ways this call site used last and the one before, first: most sites take one path
+  // most of the time, or alternate between two (a string built and then copied), and their
+  // sets are then known without the tag (whose load the set index would wait for). With
+  // the last way alone, 61% of kvstore.cpp's hits went on to compute the tag and probe a set.
+  for (const uint16_t code : {memo.exact_last, memo.exact_prev}) {
+    if (code == 0) break;
+    const uint32_t set_index = (code - 1u) / kExactWays, w = (code - 1u) % kExactWays;
+    if (exact_way_matches(state->exact[set_index], w, caller_return, sp, bp, max)) {
+      ++state->walk_stats.exact_recent_hits;
+      return exact_hit(state, memo, set_index, w);
+    }
   }
   const uintptr_t tag = leaf_tag(state, memo, caller_return, sp, bp);
   const uint32_t first = exact_sets(caller_return, sp, tag).first;
-  if (const uint32_t id =
-          probe_exact_set(state, memo, first, last_set, last_way, caller_return, sp, bp, max))
+  if (const uint32_t id = probe_exact_set(state, memo, first, caller_return, sp, bp, max))
     return id;
-  if (const uint32_t id = probe_second_exact_set(state, memo, tag, last_set, last_way,
-                                                 caller_return, sp, bp, max))
+  if (const uint32_t id = probe_second_exact_set(state, memo, tag, caller_return, sp, bp, max))
     return id;
   if (--memo.exact_score <= kExactGiveUp) {
     memo.exact_score = kExactRetry;
@@ -1077,7 +1087,7 @@ void remember_exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t
     }
   ExactSet& set = state->exact[set_index];
   set.recent = way;
-  memo->exact_last = static_cast<uint16_t>(set_index * kExactWays + way + 1);
+  note_exact_way(*memo, set_index, way);
   ExactKey& key = set.key[way];
   ExactWalk& e = set.walk[way];
   const WalkCheck* const checks = state->walk_buf[memo->buf].check + memo->walk_first;
@@ -1168,7 +1178,7 @@ void forget_walks(ThreadState* state) {
     memo.exact_score = 0;
     memo.exact_pause = 0;
     memo.leaf_rule_pc = 0;
-    memo.exact_last = 0;
+    memo.exact_last = memo.exact_prev = 0;
     memo.buf = i;
   }
   state->walk_spare = kWalkMemos;

@@ -92,6 +92,7 @@ struct WalkMemo {
   FrameRule leaf_rule;
   uint16_t exact_last = 0;      // set * kExactWays + way + 1 of the exact-stack cache's way
                                 // this site hit or wrote last (0: none)
+  uint16_t exact_prev = 0;      // the way it used before that one (0: none)
 };
 // The exact-stack cache: walks of up to kExactSteps frames kept whole, by their leaf's
 // registers, with the depot id they were given. A memo is one per call site, and sites
@@ -171,6 +172,7 @@ inline constexpr uint16_t kExactPause = 256;
 struct WalkStats {
   uint64_t captures = 0;       // capture_stack calls with the own walker
   uint64_t exact_hits = 0;     // answered by the exact-stack cache
+  uint64_t exact_recent_hits = 0;  // of those, by one of the two ways its call site used last
   uint64_t exact_skipped = 0;  // not probed: the site's last walk was too long to keep,
                                // or its probes kept missing
   uint64_t walks = 0;          // walk_unwind_tables calls
@@ -188,6 +190,7 @@ struct WalkStats {
   WalkStats& operator+=(const WalkStats& o) {
     captures += o.captures;
     exact_hits += o.exact_hits;
+    exact_recent_hits += o.exact_recent_hits;
     exact_skipped += o.exact_skipped;
     walks += o.walks;
     whole_replays += o.whole_replays;
