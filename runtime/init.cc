@@ -1,4 +1,4 @@
-// Runtime start-up: options, shadow reservation, exit/signal/fork hooks, and the weak
+// Runtime start-up: options, shadow reservation, exit and fork hooks (signals: signals.cc), and the weak
 // symbols the compiler may override.
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
 #include "runtime/sample.h"
+#include "runtime/signals.h"
 #include "runtime/stack_depot.h"
 #include "runtime/thread_state.h"
 
@@ -131,146 +132,6 @@ void exit_handler() {
   if (g.options.atexit.value) __memprof_print_accumulated_stats();
 }
 
-// dump_signal: the signals it accepts are those a program is sent to ask for something
-// (termination requests, user and timer signals, real-time signals): never SIGKILL or
-// SIGSTOP (they cannot be caught), nor signals the kernel raises for a fault or an event
-// the program must see (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGCHLD,
-// SIGPIPE, SIGXFSZ, SIGXCPU, job control). After the dump the signal does what it did
-// without the runtime: the program's handler runs, or the default action is taken.
-bool acceptable_dump_signal(int64_t sig) {
-  switch (sig) {
-    case SIGHUP: case SIGINT: case SIGQUIT: case SIGTERM: case SIGUSR1: case SIGUSR2:
-    case SIGALRM: case SIGVTALRM: case SIGPROF: case SIGWINCH: case SIGURG: case SIGPWR:
-      return true;
-    default:
-      return sig >= SIGRTMIN && sig <= SIGRTMAX;
-  }
-}
-
-struct sigaction g_program_action;         // the dump signal's disposition before ours
-std::atomic<int> g_pending_default{0};     // a deferred dump's signal, default action pending
-
-// The default action of an accepted signal ends the process except for these two.
-bool default_is_ignore(int sig) { return sig == SIGWINCH || sig == SIGURG; }
-
-void take_default_action(int sig) {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(sig, &dfl, nullptr);
-  sigset_t one;
-  sigemptyset(&one);
-  sigaddset(&one, sig);
-  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
-  raise(sig);
-}
-
-void dump_signal_handler(int sig, siginfo_t* info, void* context) {
-  const int saved_errno = errno;
-  const struct sigaction& program = g_program_action;
-  const bool program_handles = (program.sa_flags & SA_SIGINFO) != 0 ||
-                               (program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN);
-  const bool ends_process =
-      !program_handles && program.sa_handler == SIG_DFL && !default_is_ignore(sig);
-  if (tls_in_runtime != 0) {  // inside the runtime: dumped (then ended) when it is left
-    if (ends_process) g_pending_default.store(sig, std::memory_order_relaxed);
-    g_dump_pending.store(true, std::memory_order_relaxed);
-  } else {
-    dump_profile(ends_process ? DumpReason::kProcessEnd : DumpReason::kRequest);
-    if (ends_process) take_default_action(sig);
-  }
-  if (program_handles) {
-    sigset_t saved;
-    pthread_sigmask(SIG_BLOCK, &program.sa_mask, &saved);
-    if (program.sa_flags & SA_SIGINFO)
-      program.sa_sigaction(sig, info, context);
-    else
-      program.sa_handler(sig);
-    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  }
-  errno = saved_errno;
-}
-
-void install_dump_signal() {
-  const int64_t sig = g.options.dump_signal.value;
-  if (sig == 0) return;
-  if (!acceptable_dump_signal(sig)) {
-    LineWriter().str("profkit-memprof: error: dump_signal=").num(static_cast<uint64_t>(sig))
-        .str(" is not a signal a profile can be dumped on (it cannot be caught, or the program "
-             "needs it); use SIGUSR1, SIGUSR2, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, "
-             "SIGVTALRM, SIGPROF, SIGWINCH, SIGURG, SIGPWR or a real-time signal; option ignored")
-        .flush_to(2);
-    return;
-  }
-  struct sigaction action {};
-  action.sa_sigaction = dump_signal_handler;
-  action.sa_flags = SA_RESTART | SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  sigaction(static_cast<int>(sig), &action, &g_program_action);
-}
-
-// dump_on_crash: a fatal signal the program does not handle writes the profile the crash
-// keeps exit() from writing, then the process dies of the signal as it would have. Installed
-// only where the disposition is SIG_DFL when the runtime starts; a handler the program
-// installs later replaces ours (and one that chains to the previous handler reaches ours,
-// which does what SIG_DFL would, after the dump). SA_RESETHAND puts SIG_DFL back as the
-// handler is entered, so a second fault of the same signal (in the dump, or in another
-// thread) ends the process at once.
-constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-std::atomic<int> g_crash_tid{0};        // the thread writing the crash profile
-std::atomic<int> g_crash_signal{0};     // and its signal
-std::atomic<bool> g_crash_dumped{false};
-
-void crash_handler(int sig, siginfo_t* info, void*) {
-  const int saved_errno = errno;
-  const int self = static_cast<int>(gettid());
-  int owner = 0;
-  if (g_crash_tid.load(std::memory_order_acquire) == self) {
-    // A fault in the crash dump itself: die of the first signal, at once.
-    take_default_action(g_crash_signal.load(std::memory_order_relaxed));
-  } else if (tls_in_runtime != 0) {
-    // A fault inside the runtime: its locks may be held, so no dump.
-  } else if (g_crash_tid.compare_exchange_strong(owner, self)) {
-    g_crash_signal.store(sig, std::memory_order_relaxed);
-    dump_profile(DumpReason::kProcessEnd);
-    g_crash_dumped.store(true, std::memory_order_release);
-  } else if (owner != self) {
-    // Another thread is writing the crash profile and will end the process; wait for it,
-    // but not forever.
-    const timespec ms{0, 1'000'000};
-    for (int i = 0; i < 30'000 && !g_crash_dumped.load(std::memory_order_acquire); ++i)
-      nanosleep(&ms, nullptr);
-  }
-  errno = saved_errno;
-  // What SIG_DFL would do now. Set here, not only by SA_RESETHAND: a program handler that
-  // replaced ours may call it as the previous handler. A fault the kernel raised happens
-  // again when the handler returns: the process dies at the faulting instruction, so a core
-  // dump is what it was without the runtime. A sent or raised signal (abort, kill) is
-  // raised again.
-  if (sig != SIGABRT && info != nullptr && info->si_code > 0) {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, nullptr);
-    return;
-  }
-  take_default_action(sig);
-}
-
-void install_crash_handlers() {
-  if (!g.options.dump_on_crash.value || !g.options.dump_at_exit.value) return;
-  for (int sig : kCrashSignals) {
-    struct sigaction current {};
-    if (sigaction(sig, nullptr, &current) != 0) continue;
-    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
-    struct sigaction action {};
-    action.sa_sigaction = crash_handler;
-    action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    sigaction(sig, &action, nullptr);
-  }
-}
-
 void do_init() {
   RuntimeScope scope;
   load_options();
@@ -311,8 +172,7 @@ void do_init() {
   if (g.options.help.value) print_option_help(print_error_line, nullptr);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(exit_handler);
-  install_dump_signal();
-  install_crash_handlers();
+  install_signal_handlers();
   call_libc_directly();
   if (g.options.verbosity.value > 0)
     LineWriter().str("profkit-memprof: shadow at 0x").hex(__memprof_shadow_memory_dynamic_address)
@@ -334,13 +194,6 @@ bool ensure_init() {
   }
   while (g.init_state.load(std::memory_order_acquire) != 2) sched_yield();
   return true;
-}
-
-void run_pending_dump() {
-  g_dump_pending.store(false, std::memory_order_relaxed);
-  const int sig = g_pending_default.exchange(0, std::memory_order_relaxed);
-  dump_profile(sig != 0 ? DumpReason::kProcessEnd : DumpReason::kRequest);
-  if (sig != 0) take_default_action(sig);
 }
 
 }  // namespace profkit::rt

@@ -315,4 +315,96 @@ TEST(Crash, FatalSignalWritesTheExitProfileAndEndsTheProgramAsBefore) {
   }
 }
 
+
+// dump_on_terminate: a signal whose default action ends the program (sent by `kill`, a
+// terminal, `timeout`, a service manager, or a write to a closed pipe) writes the exit
+// profile first, where the program left the signal's disposition at SIG_DFL; the program
+// ends as it would have, and sees SIG_DFL there (tests/programs/runtime/terminate.c).
+struct TerminateCase {
+  const char* how;
+  const char* shell;    // run before the program (sh)
+  int status;           // as without the runtime
+  const char* out;
+  bool profile;
+};
+
+TEST(Terminate, SignalsThatEndTheProgramWriteTheExitProfileAndEndItAsBefore) {
+  const std::string bin = build("terminate");
+  const TerminateCase cases[] = {
+      {"term", "", 128 + SIGTERM, "", true},
+      {"int", "", 128 + SIGINT, "", true},
+      {"quit", "", 128 + SIGQUIT, "", true},
+      {"pipe", "", 128 + SIGPIPE, "", true},
+      {"int-once", "trap '' INT;", 0, "survived\n", true},  // ignored from the start: left so
+      {"ignored", "", 0, "survived\n", true},                // the program ignores it
+      {"own", "", 42, "handled\n", false},                   // its handler, then _exit
+      {"reset", "", 128 + SIGTERM, "", true},                // SIG_DFL again: ours again
+  };
+  for (const TerminateCase& c : cases) {
+    for (const bool on : {true, false}) {
+      const std::string tag = std::string("terminate_") + c.how + (on ? "_on" : "_off");
+      const std::string dir = profkit::test::work_dir(tag);
+      const auto r = run(std::string("ulimit -c 0; ") + c.shell + " MEMPROF_OPTIONS=" +
+                         sh_quote("log_path=" + dir + "/t.raw" + (on ? "" : ":dump_on_terminate=0")) +
+                         " exec " + sh_quote(bin) + " " + c.how);
+      EXPECT_EQ(r.status, c.status) << tag << "\n" << r.err;
+      EXPECT_EQ(r.out, c.out) << tag;
+      EXPECT_EQ(r.err.find("profkit-memprof:"), std::string::npos) << tag << "\n" << r.err;
+      const bool written = c.profile && (on || c.status == 0);
+      const auto files = profiles_in(dir);
+      ASSERT_EQ(files.size(), written ? 1u : 0u) << tag;
+      if (files.empty()) continue;
+      // Two blocks freed and three live when the signal came: all five, once (puts makes
+      // stdout's buffer in the programs that go on).
+      const Contexts got = profkit::test::llvm_memprof_show(bin, files[0]);
+      ASSERT_EQ(got.size(), c.status == 0 ? 2u : 1u) << tag;
+      int found = 0;
+      for (const auto& [context, fields] : got) {
+        if (context.find("allocate") == std::string::npos) continue;
+        ++found;
+        EXPECT_EQ(fields.at("AllocCount"), "5") << tag;
+        EXPECT_EQ(fields.at("TotalSize"), "200") << tag;
+      }
+      EXPECT_EQ(found, 1) << tag;
+    }
+  }
+}
+
+// The program sees the dispositions it would see without the runtime: SIG_DFL where the
+// runtime stands in for it (crash and termination signals), and what it set itself through
+// signal() and sigaction() alike. (With the runtime's handlers visible, CPython did not
+// install its KeyboardInterrupt handler: it does so only where SIGINT is SIG_DFL.)
+TEST(Terminate, TheProgramSeesItsOwnDispositions) {
+  const std::string bin = build("terminate");
+  const std::string dir = profkit::test::work_dir("terminate_view");
+  const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/v.raw") + " " +
+                     sh_quote(bin) + " view");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "Interrupt default, Terminated default, Broken pipe default, Segmentation fault "
+            "default, Aborted default, User defined signal 1 default\n"
+            "signal: default, own, ignore, default\n");
+  const auto ignored = run("trap '' INT; MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/i.raw") +
+                           " exec " + sh_quote(bin) + " view");
+  EXPECT_EQ(ignored.out.substr(0, ignored.out.find(',')), "Interrupt ignore") << ignored.out;
+}
+
+// `profkit run` forwards SIGTERM to the program, which writes its profile and ends by it;
+// `profkit run` then ends by it too.
+TEST(Terminate, ProfkitRunStoppedBySigtermKeepsTheProfile) {
+  const std::string bin = build("terminate");
+  const std::string dir = profkit::test::work_dir("terminate_run");
+  const std::string ready = dir + "/ready";
+  const auto r = run(sh_quote(profkit::test::profkit_bin()) + " run -o " + sh_quote(dir + "/r.raw") +
+                     " -- " + sh_quote(bin) + " wait " + sh_quote(ready) + " & p=$!; " +
+                     "while [ ! -e " + sh_quote(ready) + " ]; do sleep 0.05; done; kill -TERM $p; " +
+                     "wait $p; echo status $?");
+  EXPECT_EQ(r.out, "status " + std::to_string(128 + SIGTERM) + "\n") << r.err;
+  const auto files = profiles_in(dir);
+  ASSERT_EQ(files.size(), 2u) << r.err;  // the profile and the ready file
+  const Contexts got = profkit::test::llvm_memprof_show(bin, dir + "/r.raw");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.begin()->second.at("AllocCount"), "5");
+}
+
 }  // namespace
