@@ -389,6 +389,32 @@ TEST(Terminate, TheProgramSeesItsOwnDispositions) {
   EXPECT_EQ(ignored.out.substr(0, ignored.out.find(',')), "Interrupt ignore") << ignored.out;
 }
 
+// SIGTERM while four threads allocate and free without pause (some inside the runtime,
+// where the dump waits until the thread leaves it), with and without interval dumps
+// running: the process ends by SIGTERM, within seconds, with a whole profile.
+TEST(Terminate, SigtermWhileThreadsAllocate) {
+  const std::string bin = build("churn_threads");
+  for (int round = 0; round < 6; ++round) {
+    const std::string tag = "terminate_churn_" + std::to_string(round);
+    const std::string dir = profkit::test::work_dir(tag);
+    const std::string ready = dir + "/ready";
+    const std::string options =
+        "log_path=" + dir + "/c.raw" + (round % 2 ? ":dump_interval=0.02" : "");
+    const auto r = run("MEMPROF_OPTIONS=" + sh_quote(options) + " " + sh_quote(bin) + " " +
+                       sh_quote(ready) + " & p=$!; while [ ! -e " + sh_quote(ready) +
+                       " ]; do sleep 0.02; done; sleep 0.0" + std::to_string(round) +
+                       "; kill -TERM $p; (sleep 30; kill -KILL $p) </dev/null >/dev/null 2>&1 & " +
+                       "wait $p; echo status $?");
+    EXPECT_EQ(r.out, "status " + std::to_string(128 + SIGTERM) + "\n") << tag << "\n" << r.err;
+    std::string exit_profile;
+    for (const std::string& f : profiles_in(dir))
+      if (f.find("/c.raw.") != std::string::npos && !is_interval_file(f)) exit_profile = f;
+    ASSERT_FALSE(exit_profile.empty()) << tag;
+    const Contexts got = profkit::test::llvm_memprof_show(bin, exit_profile);
+    EXPECT_FALSE(got.empty()) << tag;
+  }
+}
+
 // `profkit run` forwards SIGTERM to the program, which writes its profile and ends by it;
 // `profkit run` then ends by it too.
 TEST(Terminate, ProfkitRunStoppedBySigtermKeepsTheProfile) {
