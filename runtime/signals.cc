@@ -207,13 +207,15 @@ struct sigaction stand_in_action(const StandIn& s) {
   return a;
 }
 
-// Installs the stand-in where the program's disposition is SIG_DFL (at start-up).
+// Makes `sig` a signal with a stand-in, installed now where the program's disposition is
+// SIG_DFL (at start-up); one it ignores from the start gets it once it sets SIG_DFL.
 void stand_in_for(int sig, Handler handler, int flags) {
   StandIn& s = g_stand_in[sig];
   struct sigaction current {};
-  if (__sigaction(sig, nullptr, &current) != 0 || !is_default(current)) return;
+  if (__sigaction(sig, nullptr, &current) != 0) return;
   s.handler = handler;
   s.flags = flags;
+  if (!is_default(current)) return;
   s.program = current;
   const struct sigaction ours = stand_in_action(s);
   s.installed = __sigaction(sig, &ours, nullptr) == 0;

@@ -336,6 +336,7 @@ TEST(Terminate, SignalsThatEndTheProgramWriteTheExitProfileAndEndItAsBefore) {
       {"quit", "", 128 + SIGQUIT, "", true},
       {"pipe", "", 128 + SIGPIPE, "", true},
       {"int-once", "trap '' INT;", 0, "survived\n", true},  // ignored from the start: left so
+      {"int-default", "trap '' INT;", 128 + SIGINT, "", true},  // until it sets SIG_DFL
       {"ignored", "", 0, "survived\n", true},                // the program ignores it
       {"own", "", 42, "handled\n", false},                   // its handler, then _exit
       {"reset", "", 128 + SIGTERM, "", true},                // SIG_DFL again: ours again

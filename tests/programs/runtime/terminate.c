@@ -2,8 +2,9 @@
    term, int, quit: the signal, sent to itself, with no handler; pipe: a write to a pipe
    with no reader (SIGPIPE); ignored: SIGTERM ignored, then sent (it survives and exits 0);
    int-once: SIGINT sent once, then "survived" and exit 0 (where SIGINT was ignored before
-   the program started, as `nohup` and background jobs do); own: its own SIGTERM handler
-   (prints, exits 42 with _exit: no profile); reset: a handler,
+   the program started, as `nohup` and background jobs do); int-default: SIGINT set to
+   SIG_DFL, then sent (ignored before it started: the stand-in comes with SIG_DFL); own:
+   its own SIGTERM handler (prints, exits 42 with _exit: no profile); reset: a handler,
    then SIG_DFL again, then SIGTERM; wait: writes ARG2 (a file) and waits for a signal;
    view: prints the dispositions it finds, as it would without the runtime. */
 #include <fcntl.h>
@@ -51,6 +52,10 @@ int main(int argc, char **argv) {
     close(fds[0]);
     write(fds[1], "x", 1);
     return 2;
+  }
+  if (strcmp(how, "int-default") == 0) {
+    signal(SIGINT, SIG_DFL);
+    send(SIGINT);
   }
   if (strcmp(how, "int-once") == 0) {
     kill(getpid(), SIGINT);
