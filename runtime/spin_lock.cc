@@ -1,7 +1,8 @@
-// The spin lock's slow path (spin a little with pause, then yield) and the owner lock's
-// other side.
+// The spin lock's slow path (spin a little with pause, then sleep on a futex) and the owner
+// lock's other side.
 #include "runtime/spin_lock.h"
 
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -22,12 +23,20 @@ long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
 }  // namespace
 
 void SpinLock::lock_slow() {
-  for (int spins = 0;; ++spins) {
+  for (int spins = 0; spins < 64; ++spins) {
+    int expected = 0;
     if (state_.load(std::memory_order_relaxed) == 0 &&
-        !state_.exchange(1, std::memory_order_acquire))
+        state_.compare_exchange_strong(expected, 1, std::memory_order_acquire))
       return;
-    wait_step(spins);
+    __builtin_ia32_pause();
   }
+  // Held as 2 from here on, so its unlock wakes a sleeper.
+  while (state_.exchange(2, std::memory_order_acquire) != 0)
+    syscall(SYS_futex, reinterpret_cast<int*>(&state_), FUTEX_WAIT_PRIVATE, 2, nullptr, nullptr, 0);
+}
+
+void SpinLock::wake() {
+  syscall(SYS_futex, reinterpret_cast<int*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 bool g_owner_lock_asymmetric = false;
