@@ -40,6 +40,16 @@ std::atomic<uint32_t> g_thread_count{0};
 SpinLock g_registry_lock;
 pthread_key_t g_thread_key;
 std::atomic<bool> g_key_ready{false};
+// States whose thread ended, for the next new thread (a stack, under g_registry_lock). A
+// new thread used to look for one by trying every state: with 20 000 threads alive, each
+// thread start scanned all of them under the lock.
+uint32_t g_ended[kMaxThreads];
+uint32_t g_ended_count = 0;
+// States given back so far: a thread that found none free (max_threads in use) tries again
+// only once this has moved, not at each of its allocations (a scan under the lock each).
+std::atomic<uint32_t> g_ended_epoch{0};
+std::atomic<uint32_t> g_stateless_threads{0};
+__thread uint32_t tls_found_none PROFKIT_RT_TLS = 0;  // g_ended_epoch + 1 when it found none
 
 void thread_exit(void* arg) {
   auto* state = static_cast<ThreadState*>(arg);
@@ -50,47 +60,80 @@ void thread_exit(void* arg) {
     heap_flush_remote(state);  // nothing stays gathered in a state no thread may adopt
     live_publish(state);       // nor unpublished live bytes
     state->lock.unlock();
+    g_registry_lock.lock();
+    state->alive.store(0, std::memory_order_release);  // may be adopted by a new thread
+    g_ended[g_ended_count] = state->index;
+    __atomic_store_n(&g_ended_count, g_ended_count + 1, __ATOMIC_RELAXED);
+    g_registry_lock.unlock();
   }
-  state->alive.store(0, std::memory_order_release);  // may be adopted by a new thread
+  g_ended_epoch.fetch_add(1, std::memory_order_release);
 }
 
-ThreadState* new_thread_state(uint32_t index) {
+ThreadState* new_thread_state() {
   auto* state = static_cast<ThreadState*>(arena_alloc(sizeof(ThreadState)));
   if (state == nullptr) return nullptr;
   void* slots = mmap(nullptr, size_t{kMaxSlots} * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (slots == MAP_FAILED) return nullptr;
+  if (slots == MAP_FAILED) {
+    arena_free(state, sizeof(ThreadState));
+    return nullptr;
+  }
   state->slots = static_cast<uintptr_t*>(slots);
-  state->index = index;
   return state;
+}
+void delete_thread_state(ThreadState* state) {
+  munmap(state->slots, size_t{kMaxSlots} * sizeof(uintptr_t));
+  arena_free(state, sizeof(ThreadState));
 }
 }  // namespace
 
 ThreadState* thread_state_at(uint32_t index) { return g_threads[index]; }
 uint32_t thread_state_count() { return g_thread_count.load(std::memory_order_acquire); }
 
+// max_threads (before the options are read, as many as there can be).
+uint32_t max_thread_states() {
+  const int64_t want = g.options.max_threads.value;
+  return want >= 1 && want < kMaxThreads ? static_cast<uint32_t>(want) : kMaxThreads;
+}
+
+uint32_t threads_without_state() { return g_stateless_threads.load(std::memory_order_relaxed); }
+
 ThreadState* thread_state_slow() {
   RuntimeScope scope;
+  const uint32_t epoch = g_ended_epoch.load(std::memory_order_acquire);
+  if (tls_found_none == epoch + 1) return nullptr;  // none given back since it found none
+  // A new state is made before the lock is taken: its two mappings wait for the kernel's
+  // mmap lock, which threads faulting pages in hold, and 3 000 threads starting at once
+  // queued behind one another on the registry lock (7 s for 8 000 threads, compiler-rt 1.5).
+  ThreadState* fresh = nullptr;
+  if (__atomic_load_n(&g_ended_count, __ATOMIC_RELAXED) == 0 &&
+      g_thread_count.load(std::memory_order_relaxed) < max_thread_states())
+    fresh = new_thread_state();
   ThreadState* state = nullptr;
   g_registry_lock.lock();
   const uint32_t count = g_thread_count.load(std::memory_order_relaxed);
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t dead = 0;
-    if (g_threads[i]->alive.compare_exchange_strong(dead, 1)) {
-      state = g_threads[i];
-      break;
-    }
-  }
-  if (state == nullptr && count < kMaxThreads) {
-    state = new_thread_state(count);
-    if (state != nullptr) {
+  if (g_ended_count > 0) {
+    __atomic_store_n(&g_ended_count, g_ended_count - 1, __ATOMIC_RELAXED);
+    state = g_threads[g_ended[g_ended_count]];
+    state->alive.store(1, std::memory_order_relaxed);
+  } else if (count < max_thread_states()) {
+    if (fresh == nullptr) fresh = new_thread_state();
+    if (fresh != nullptr) {
+      state = fresh;
+      fresh = nullptr;
+      state->index = count;
       state->alive.store(1);
       g_threads[count] = state;
       g_thread_count.store(count + 1, std::memory_order_release);
     }
   }
   g_registry_lock.unlock();
-  if (state == nullptr) return nullptr;
+  if (fresh != nullptr) delete_thread_state(fresh);  // another thread's state was free after all
+  if (state == nullptr) {
+    if (tls_found_none == 0) g_stateless_threads.fetch_add(1, std::memory_order_relaxed);
+    tls_found_none = epoch + 1;
+    return nullptr;
+  }
   register_thread_stack(state);
   forget_walks(state);  // an adopted state's memos point into its old thread's stack
   tls_state = state;
@@ -138,11 +181,18 @@ void fork_child() {
   arena_unlock_after_fork(true);
   peak_unlock_after_fork(true);
   const uint32_t count = thread_state_count();
+  g_ended_count = 0;
   for (uint32_t i = 0; i < count; ++i) {
     g_threads[i]->lock.reset();
     // Only the forking thread exists in the child; the others' states become adoptable.
-    if (g_threads[i] != tls_state) g_threads[i]->alive.store(0);
+    if (g_threads[i] != tls_state) {
+      g_threads[i]->alive.store(0);
+      g_ended[g_ended_count++] = i;
+    }
   }
+  g_ended_epoch.fetch_add(1, std::memory_order_relaxed);
+  tls_found_none = 0;
+  g_stateless_threads.store(0, std::memory_order_relaxed);  // the parent's to report
   g_registry_lock.reset();
   dump_unlock_after_fork(true);
   after_fork_child_tables();

@@ -124,9 +124,23 @@ void warn_if_malloc_is_not_ours() {
       .flush_to(2);
 }
 
+// Threads that started while max_threads states were in use made allocations the profile
+// does not have: say so once, at exit.
+void warn_if_threads_went_without_state() {
+  const uint32_t n = threads_without_state();
+  if (n == 0) return;
+  LineWriter().str("profkit-memprof: warning: ").num(n)
+      .str(n == 1 ? " thread" : " threads")
+      .str(" started while max_threads=").num(static_cast<uint64_t>(g.options.max_threads.value))
+      .str(" threads were alive: their allocations are not in the profile (raise max_threads, "
+           "up to 131072)")
+      .flush_to(2);
+}
+
 void exit_handler() {
   RuntimeScope scope;
   warn_if_malloc_is_not_ours();
+  warn_if_threads_went_without_state();
   if (g.options.dump_at_exit.value) dump_profile(DumpReason::kExit);
   g.tracking.store(false, std::memory_order_release);
   if (g.options.atexit.value) __memprof_print_accumulated_stats();

@@ -219,6 +219,11 @@ int parse_options(const char* text, size_t size, const char* source, Options* op
       options->sample_interval.value = 0;
       problem = "sample_interval must be 0..2^40 bytes, profiling every allocation for";
     }
+    if (problem == nullptr &&
+        (options->max_threads.value < 1 || options->max_threads.value > kMaxThreadsLimit)) {
+      options->max_threads.value = kMaxThreadsLimit;
+      problem = "max_threads must be 1..131072, using 131072 for";
+    }
     if (problem != nullptr) {
       report(sink, context, source, problem, name, name_size, known ? "" : " (ignored)");
       ++errors;

@@ -8,6 +8,7 @@
 namespace profkit::rt {
 
 inline constexpr size_t kOptionStringMax = 1024;
+inline constexpr int64_t kMaxThreadsLimit = 1 << 17;  // max_threads' range (thread_state.h)
 
 struct Options {
 #define PROFKIT_RT_OPTION(Kind, Name, Default, Help) Kind##Option Name;

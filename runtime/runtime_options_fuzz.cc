@@ -1,7 +1,7 @@
 // Property: parse_options never reads outside its input, never writes past an option's
 // buffer, terminates, and reports one error line per rejected token; the values it sets
 // always satisfy the documented ranges (malloc_context_size in 1..255, fold_recursion 0..2,
-// sample_interval in 0..2^40).
+// sample_interval in 0..2^40, max_threads in 1..131072).
 // The parser lives in the runtime (not in profkit_format), so its source is compiled in.
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     __builtin_trap();
   if (options.fold_recursion.value < 0 || options.fold_recursion.value > 2) __builtin_trap();
   if (options.sample_interval.value < 0 || options.sample_interval.value > (int64_t{1} << 40))
+    __builtin_trap();
+  if (options.max_threads.value < 1 || options.max_threads.value > profkit::rt::kMaxThreadsLimit)
     __builtin_trap();
   size_t n = 0;
   while (n < profkit::rt::kOptionStringMax && options.log_path.value[n]) ++n;

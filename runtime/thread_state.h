@@ -47,10 +47,13 @@ struct ThreadState {
   int64_t live_unpublished = 0;
 };
 
-inline constexpr uint32_t kMaxThreads = 1 << 14;
+// Thread states: one per thread alive at once (a state whose thread ended is adopted by the
+// next new thread), up to max_threads (at most kMaxThreads; options.h's kMaxThreadsLimit).
+inline constexpr uint32_t kMaxThreads = 1 << 17;
 inline constexpr uint32_t kMaxSlots = 1 << 25;  // live tracked blocks per thread state
 
 ThreadState* thread_state_slow();
+uint32_t threads_without_state();  // threads that found max_threads states in use
 ThreadState* thread_state_at(uint32_t index);
 uint32_t thread_state_count();
 

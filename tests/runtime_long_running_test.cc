@@ -127,6 +127,51 @@ std::vector<std::string> profile(const std::string& binary, const std::string& t
   return profiles_in(dir);
 }
 
+// ---- thread states -----------------------------------------------------------------------
+
+// The AllocCount of `in_thread`'s context in the profile in `dir` (0: none).
+uint64_t in_thread_blocks(const std::string& bin, const std::string& dir) {
+  const auto files = profiles_in(dir);
+  if (files.size() != 1) return 0;
+  for (const auto& [context, fields] : profkit::test::llvm_memprof_show(bin, files[0]))
+    if (context.find("in_thread") != std::string::npos) return std::stoull(fields.at("AllocCount"));
+  return 0;
+}
+
+// A thread that starts while max_threads threads with a state are alive gets none: its
+// allocations are missing, the program runs on unchanged, and the exit says how many
+// threads went without. Threads that end give their state to the next (in turn, 24 threads
+// share 2 states and every block is there).
+TEST(ThreadStates, ThreadsBeyondMaxThreadsAreCountedAndTheRestShareEndedStates) {
+  const std::string bin = build("thread_states");
+  struct Case {
+    const char* how;
+    int threads;
+    int max;
+    uint64_t blocks;     // in_thread's AllocCount
+    const char* warning; // on stderr, or "" for none
+  };
+  const Case cases[] = {
+      {"together", 8, 4, 30, "profkit-memprof: warning: 5 threads started while max_threads=4 threads were alive"},
+      {"together", 8, 9, 80, ""},
+      {"in-turn", 24, 2, 240, ""},
+  };
+  for (const Case& c : cases) {
+    const std::string tag = std::string("states_") + c.how + "_" + std::to_string(c.max);
+    const std::string dir = profkit::test::work_dir(tag);
+    const auto r = run("MEMPROF_OPTIONS=" + sh_quote("log_path=" + dir + "/s.raw:max_threads=" +
+                                                     std::to_string(c.max)) +
+                       " " + sh_quote(bin) + " " + c.how + " " + std::to_string(c.threads));
+    EXPECT_EQ(r.status, 0) << tag << "\n" << r.err;
+    EXPECT_EQ(r.out, "ok\n") << tag;
+    if (c.warning[0] == '\0')
+      EXPECT_EQ(r.err, "") << tag;
+    else
+      EXPECT_EQ(r.err.rfind(c.warning, 0), 0u) << tag << "\n" << r.err;
+    EXPECT_EQ(in_thread_blocks(bin, dir), c.blocks) << tag;
+  }
+}
+
 // ---- interval profiles ------------------------------------------------------------------
 
 TEST(Intervals, MergedIntervalProfilesHaveTheExitProfilesTotals) {
