@@ -110,9 +110,11 @@ ThreadState* thread_state_slow() {
       g_thread_count.load(std::memory_order_relaxed) < max_thread_states())
     fresh = new_thread_state();
   ThreadState* state = nullptr;
+  bool adopted = false;
   g_registry_lock.lock();
   const uint32_t count = g_thread_count.load(std::memory_order_relaxed);
   if (g_ended_count > 0) {
+    adopted = true;
     __atomic_store_n(&g_ended_count, g_ended_count - 1, __ATOMIC_RELAXED);
     state = g_threads[g_ended[g_ended_count]];
     state->alive.store(1, std::memory_order_relaxed);
@@ -135,7 +137,7 @@ ThreadState* thread_state_slow() {
     return nullptr;
   }
   register_thread_stack(state);
-  forget_walks(state);  // an adopted state's memos point into its old thread's stack
+  forget_walks(state, adopted);  // an adopted state's memos point into its old thread's stack
   tls_state = state;
   if (!g_key_ready.load(std::memory_order_acquire)) {
     g_registry_lock.lock();

@@ -1161,13 +1161,16 @@ void forget_code(ThreadState* state) {
   forget_walks(state);
 }
 
-void forget_walks(ThreadState* state) {
+void forget_walks(ThreadState* state, bool exact_keys) {
   // The keys only: a way whose key is empty is never read, and writing the walks (136 KiB,
-  // most of it never touched by a thread with a few stacks) cost every dlclose 30 us.
-  for (ExactSet& set : state->exact) {
-    for (ExactKey& key : set.key) key = ExactKey{};
-    set.recent = 0;
-  }
+  // most of it never touched by a thread with a few stacks) cost every dlclose 30 us. A new
+  // state's keys are zero already: clearing them touched a page per set (64 KiB per
+  // thread, 8 000 threads alive at once).
+  if (exact_keys)
+    for (ExactSet& set : state->exact) {
+      for (ExactKey& key : set.key) key = ExactKey{};
+      set.recent = 0;
+    }
   for (uint32_t i = 0; i < kWalkMemos; ++i) {
     WalkMemo& memo = state->walk_memo[i];
     memo.first = memo.end = 0;

@@ -277,8 +277,9 @@ uint32_t walk_unwind_tables(ThreadState* state, uintptr_t caller_return, uintptr
 // function makecontext returns to). 0 where a frame cannot be followed (libunwind then).
 uint32_t walk_other_stack(ThreadState* state, uintptr_t caller_return, uintptr_t caller_frame,
                           uintptr_t* out, uint32_t max);
-// Drops the remembered walks (a state taken over by another thread, on another stack).
-void forget_walks(ThreadState* state);
+// Drops the remembered walks (a state taken over by another thread, on another stack);
+// `exact_keys` false leaves the exact-stack cache's keys (a new state's, zero already).
+void forget_walks(ThreadState* state, bool exact_keys = true);
 // Code was unloaded (dlclose), and another object may be loaded at its addresses: every
 // frame rule, memo and whole walk learnt before may be of code that is gone.
 // forget_shared_rules empties the process's rule table (whose entries are kept by code
