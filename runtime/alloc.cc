@@ -85,16 +85,15 @@ void delete_thread_state(ThreadState* state) {
   munmap(state->slots, size_t{kMaxSlots} * sizeof(uintptr_t));
   arena_free(state, sizeof(ThreadState));
 }
-}  // namespace
-
-ThreadState* thread_state_at(uint32_t index) { return g_threads[index]; }
-uint32_t thread_state_count() { return g_thread_count.load(std::memory_order_acquire); }
-
 // max_threads (before the options are read, as many as there can be).
 uint32_t max_thread_states() {
   const int64_t want = g.options.max_threads.value;
   return want >= 1 && want < kMaxThreads ? static_cast<uint32_t>(want) : kMaxThreads;
 }
+}  // namespace
+
+ThreadState* thread_state_at(uint32_t index) { return g_threads[index]; }
+uint32_t thread_state_count() { return g_thread_count.load(std::memory_order_acquire); }
 
 uint32_t threads_without_state() { return g_stateless_threads.load(std::memory_order_relaxed); }
 

@@ -61,6 +61,18 @@ void take_default_action(int sig) {
 
 std::atomic<int> g_pending_default{0};  // a deferred dump's signal, default action pending
 
+// Writes the exit profile, then ends the process by `sig` as SIG_DFL does; inside the
+// runtime (whose locks the interrupted code may hold), when the thread leaves it.
+void dump_and_end(int sig) {
+  if (tls_in_runtime != 0) {
+    g_pending_default.store(sig, std::memory_order_relaxed);
+    g_dump_pending.store(true, std::memory_order_relaxed);
+    return;
+  }
+  dump_profile(DumpReason::kProcessEnd);
+  take_default_action(sig);
+}
+
 // ---- dump_signal -----------------------------------------------------------------------
 // The signals dump_signal accepts are those a program is sent to ask for something
 // (termination requests, user and timer signals, real-time signals): never SIGKILL or
@@ -90,13 +102,12 @@ void dump_signal_handler(int sig, siginfo_t* info, void* context) {
                                (program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN);
   const bool ends_process =
       !program_handles && program.sa_handler == SIG_DFL && !default_is_ignore(sig);
-  if (tls_in_runtime != 0) {  // inside the runtime: dumped (then ended) when it is left
-    if (ends_process) g_pending_default.store(sig, std::memory_order_relaxed);
+  if (ends_process)
+    dump_and_end(sig);
+  else if (tls_in_runtime != 0)  // inside the runtime: dumped when it is left
     g_dump_pending.store(true, std::memory_order_relaxed);
-  } else {
-    dump_profile(ends_process ? DumpReason::kProcessEnd : DumpReason::kRequest);
-    if (ends_process) take_default_action(sig);
-  }
+  else
+    dump_profile(DumpReason::kRequest);
   if (program_handles) {
     sigset_t saved;
     pthread_sigmask(SIG_BLOCK, &program.sa_mask, &saved);
@@ -179,13 +190,7 @@ constexpr int kTerminationSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPI
 
 void termination_handler(int sig, siginfo_t*, void*) {
   const int saved_errno = errno;
-  if (tls_in_runtime != 0) {  // inside the runtime: dumped, then ended, when it is left
-    g_pending_default.store(sig, std::memory_order_relaxed);
-    g_dump_pending.store(true, std::memory_order_relaxed);
-  } else {
-    dump_profile(DumpReason::kProcessEnd);
-    take_default_action(sig);
-  }
+  dump_and_end(sig);
   errno = saved_errno;
 }
 
