@@ -15,8 +15,8 @@
 // program under the runtime died of Ctrl-C instead of raising KeyboardInterrupt. A
 // disposition set past these wrappers (sysv_signal, sigset, a raw system call: Go's runtime)
 // replaces the stand-in as well, and the wrappers notice it (they check the kernel's
-// disposition first). A signal the program ignores (SIG_IGN, as `nohup` and background
-// jobs start it) is never taken.
+// disposition first). A signal the program ignores from the start (SIG_IGN, as `nohup` and
+// background jobs start it) is left alone until the program sets SIG_DFL.
 #include "runtime/signals.h"
 
 #include <dlfcn.h>
@@ -46,12 +46,16 @@ bool is_default(const struct sigaction& a) {
   return (a.sa_flags & SA_SIGINFO) == 0 && a.sa_handler == SIG_DFL;
 }
 
-// What SIG_DFL does, now: the disposition back to SIG_DFL, the signal unblocked and raised.
-void take_default_action(int sig) {
+void set_default(int sig) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   __sigaction(sig, &dfl, nullptr);
+}
+
+// What SIG_DFL does, now: the disposition back to SIG_DFL, the signal unblocked and raised.
+void take_default_action(int sig) {
+  set_default(sig);
   sigset_t one;
   sigemptyset(&one);
   sigaddset(&one, sig);
@@ -175,10 +179,7 @@ void crash_handler(int sig, siginfo_t* info, void*) {
   // dump is what it was without the runtime. A sent or raised signal (abort, kill) is
   // raised again.
   if (sig != SIGABRT && info != nullptr && info->si_code > 0) {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    __sigaction(sig, &dfl, nullptr);
+    set_default(sig);
     return;
   }
   take_default_action(sig);

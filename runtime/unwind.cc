@@ -1007,8 +1007,9 @@ inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index
   return 0;
 }
 // The second set, out of line: it holds only walks whose first set was full, and a probe
-// gets here only when the walk is in neither the way last used nor its first set, which is
-// rare but at sites with more paths than a set has ways (and before a walk).
+// gets here only when the walk is in neither of the two ways its site used last nor its
+// first set, which is rare but at sites with more paths than a set has ways (and before a
+// walk).
 [[gnu::noinline]] uint32_t probe_second_exact_set(ThreadState* state, WalkMemo& memo,
                                                   uintptr_t tag, uintptr_t pc, uintptr_t sp,
                                                   uintptr_t bp, uint32_t max) {
