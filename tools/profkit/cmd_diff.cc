@@ -8,7 +8,6 @@
 #include "report/heap_diff.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/heap_cli.h"
-#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 namespace {

@@ -8,7 +8,6 @@
 #include "format/memprof/indexed_writer.h"
 #include "format/memprof/input.h"
 #include "io/mapped_file.h"
-#include "io/output_file.h"
 #include "report/memprof_show.h"
 #include "symbolize/memprof_pipeline.h"
 #include "symbolize/memprof_symbolizer.h"
@@ -20,11 +19,6 @@ namespace profkit::cli {
 struct MemProfMerged {
   memprof::MemProfData data;
 };
-
-bool is_memprof_input(Bytes bytes) {
-  const auto kind = memprof::input_kind(bytes);
-  return kind == memprof::InputKind::raw || kind == memprof::InputKind::yaml;
-}
 
 namespace {
 
@@ -132,37 +126,6 @@ std::string memprof_only_profile(const MemProfMerged& merged, const MemProfCliOp
   o.version = static_cast<uint64_t>(options.memprof_version);
   o.full_schema = options.full_schema;
   return memprof::write_memprof_only_profile(merged.data, o);
-}
-
-int write_output_streamed(const std::string& output,
-                          const std::function<void(const std::function<void(std::string_view)>&)>& produce) {
-  const bool to_stdout = is_stdout_path(output);
-  if (to_stdout && std::fflush(stdout) != 0) {  // what stdio holds goes first
-    report_error("cannot write to standard output");
-    return 1;
-  }
-  auto out = OutputFile::create(output);
-  if (!out) {
-    report_error(output, out.error());
-    return 1;
-  }
-  std::optional<Error> failed;  // the first write error; later pieces are dropped
-  produce([&](std::string_view piece) {
-    if (failed) return;
-    if (auto w = out->write(piece); !w) failed = w.error();
-  });
-  if (!failed)
-    if (auto c = out->commit(); !c) failed = c.error();
-  if (!failed) return 0;
-  if (to_stdout)
-    report_error("cannot write to standard output");
-  else
-    report_error(output, *failed);
-  return 1;
-}
-
-int write_output(const std::string& output, const std::string& text) {
-  return write_output_streamed(output, [&](const auto& emit) { emit(text); });
 }
 
 namespace {

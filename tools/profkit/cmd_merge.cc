@@ -1,33 +1,26 @@
 // `profkit merge`: merges raw, indexed and text IR-PGO profiles into one indexed (or text)
 // profile, byte-identical to `llvm-profdata merge --num-threads=1` (v13/v11 vs LLVM 22,
-// v7 vs LLVM 14). Reading and merging the files is io/profile_merge's (io/supplement's for
-// --supplement-instr-with-sample); this file parses the options, routes MemProf inputs,
-// and writes the result.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+// v7 vs LLVM 14). Which files are read is io/merge_inputs' (lists, weights, directories,
+// MemProf routing); reading and merging them io/profile_merge's (io/supplement's for
+// --supplement-instr-with-sample). This file parses the options, checks them as
+// llvm-profdata does, and writes the result.
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "format/instrprof/indexed_reader.h"
 #include "format/instrprof/indexed_writer.h"
 #include "format/instrprof/text_writer.h"
-#include "format/memprof/indexed_reader.h"
-#include "io/mapped_file.h"
+#include "io/merge_inputs.h"
 #include "io/output_file.h"
-#include "symbolize/profile_correlation.h"
 #include "io/profile_merge.h"
 #include "io/supplement.h"
+#include "symbolize/profile_correlation.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
 #include "tools/profkit/sample_cli.h"
@@ -35,11 +28,6 @@
 namespace profkit::cli {
 
 namespace {
-
-struct WeightedInput {
-  std::string path;
-  uint64_t weight = 1;
-};
 
 struct MergeCommand {
   std::vector<std::string> inputs;
@@ -72,34 +60,6 @@ struct MergeCommand {
   std::string zero_counter_threshold = "0.7";
   std::string instr_cold_threshold = "0";
 };
-
-std::optional<WeightedInput> parse_weighted(std::string_view spec) {
-  const size_t comma = spec.find(',');
-  if (comma == std::string_view::npos) return std::nullopt;
-  uint64_t w = 0;
-  const auto [end, ec] = std::from_chars(spec.data(), spec.data() + comma, w);
-  if (ec != std::errc() || end != spec.data() + comma || w < 1) return std::nullopt;
-  return WeightedInput{std::string(spec.substr(comma + 1)), w};
-}
-
-// True when the file starts with a raw or indexed IR-PGO magic (its header read, nothing
-// mapped). `memprof_flag`: an indexed profile (version 8 or later) with the MemProf flag.
-bool starts_with_instrprof_magic(const std::string& path, bool* memprof_flag) {
-  *memprof_flag = false;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  uint8_t head[72];  // the largest indexed header
-  const ssize_t n = ::pread(fd, head, sizeof head, 0);
-  ::close(fd);
-  if (n < 8) return false;
-  const Bytes bytes(head, static_cast<size_t>(n));
-  if (instrprof::has_indexed_magic(bytes)) {
-    if (auto h = instrprof::read_indexed_header(bytes))
-      *memprof_flag = h->version() >= 8 && (h->version_word & instrprof::kFlagMemProf) != 0;
-    return true;
-  }
-  return instrprof::has_raw_magic(bytes.subspan(0, 8));
-}
 
 // An `unsigned` option as LLVM's command line reads it: radix from the prefix (0x, 0b, 0o,
 // a leading 0 for octal, else decimal), at most UINT_MAX.
@@ -155,7 +115,7 @@ std::optional<std::string> merged_bytes(const MergeCommand& cmd, instrprof::Prof
   return std::move(*written);
 }
 
-int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& inputs) {
+int run_supplement(const MergeCommand& cmd, const std::vector<WeightedPath>& inputs) {
   if (inputs.empty()) {
     report_error("merge: no input files specified");
     return 1;
@@ -199,9 +159,8 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
   }
   // llvm-profdata keeps the MemProf flag of an indexed input but none of its records: the
   // output then has an empty MemProf section.
-  bool memprof_flag = false;
   std::shared_ptr<MemProfMerged> memprof;
-  if (starts_with_instrprof_magic(inputs[0].path, &memprof_flag) && memprof_flag)
+  if (sniff_instrprof_file(inputs[0].path) == InstrProfFileKind::indexed_memprof)
     memprof = empty_memprof();  // with records or without: the flag is what carries over
   std::string failed_path;
   auto result = supplement_instr_file(
@@ -219,91 +178,31 @@ int run_supplement(const MergeCommand& cmd, const std::vector<WeightedInput>& in
 }
 
 int run_merge(MergeCommand& cmd) {
-  std::vector<WeightedInput> inputs;
-  for (const std::string& p : cmd.inputs) inputs.push_back({p, 1});
-  for (const std::string& w : cmd.weighted_inputs) {
-    auto parsed = parse_weighted(w);
-    if (!parsed) {
-      report_error("merge: --weighted-input expects W,FILE with an integer weight >= 1, got '" +
-                   w + "'");
-      return 1;
-    }
-    inputs.push_back(*parsed);
+  std::string failed_path;
+  auto collected = collect_merge_inputs(
+      {cmd.inputs, cmd.weighted_inputs, cmd.input_files}, &failed_path);
+  if (!collected) {
+    if (failed_path.empty())
+      report_error(collected.error().message);
+    else
+      report_error(failed_path, collected.error());
+    return 1;
   }
-  if (!cmd.input_files.empty()) {
-    auto list = MappedFile::open(cmd.input_files);
-    if (!list) {
-      report_error(cmd.input_files, list.error());
-      return 1;
-    }
-    std::string_view text = as_string_view(list->bytes());
-    size_t line_no = 0;
-    while (!text.empty()) {
-      size_t nl = text.find('\n');
-      std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-      ++line_no;
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-        line.remove_suffix(1);
-      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-      if (line.empty() || line.front() == '#') continue;
-      if (line.find(',') == std::string_view::npos) {
-        inputs.push_back({std::string(line), 1});
-        continue;
-      }
-      auto parsed = parse_weighted(line);
-      if (!parsed) {
-        report_error(cmd.input_files + ":" + std::to_string(line_no) +
-                     ": expected FILE or W,FILE with an integer weight >= 1");
-        return 1;
-      }
-      inputs.push_back(*parsed);
-    }
-  }
-  // As llvm-profdata: an input that does not exist is an error before anything is read,
-  // whatever --failure-mode says (that mode is about inputs that cannot be parsed); a
-  // directory stands for every regular file under it, in the order the directory walk
-  // (readdir, depth first, following directory links) meets them, with its weight.
-  std::vector<WeightedInput> expanded;
-  for (const WeightedInput& in : inputs) {
-    struct stat st {};
-    if (::stat(in.path.c_str(), &st) != 0) {
-      report_error(in.path, Error{ErrorCode::io, kNoOffset,
-                                  std::string("cannot read the input: ") + std::strerror(errno)});
-      return 1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      expanded.push_back(in);
-      continue;
-    }
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(in.path, fs::directory_options::follow_directory_symlink, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      std::error_code type_ec;
-      if (it->is_regular_file(type_ec)) expanded.push_back({it->path().string(), in.weight});
-    }
-    if (ec) {
-      report_error(in.path, Error{ErrorCode::io, kNoOffset,
-                                  "cannot list the directory: " + ec.message()});
-      return 1;
-    }
-  }
-  inputs = std::move(expanded);
+  std::vector<WeightedPath>& inputs = *collected;
   if (cmd.dump_input_file_list) {  // llvm-profdata's check of what a list expands to
     if (inputs.empty()) {
       report_error("merge: no input files specified");
       return 1;
     }
     std::string text;
-    for (const WeightedInput& in : inputs) text += std::to_string(in.weight) + "," + in.path + "\n";
+    for (const WeightedPath& in : inputs) text += std::to_string(in.weight) + "," + in.path + "\n";
     return write_output("-", text);
   }
   {
     std::vector<std::string> read = cmd.memprof.profiled_binaries;
     if (!cmd.input_files.empty()) read.push_back(cmd.input_files);
     if (!cmd.suppl_sample.empty()) read.push_back(cmd.suppl_sample);
-    for (const WeightedInput& in : inputs) read.push_back(in.path);
+    for (const WeightedPath& in : inputs) read.push_back(in.path);
     if (!outputs_are_safe({cmd.output}, read)) return 1;
   }
   if (!cmd.suppl_sample.empty()) return run_supplement(cmd, inputs);
@@ -318,38 +217,16 @@ int run_merge(MergeCommand& cmd) {
     }
     SampleMergeOptions options = cmd.sample_options;
     options.format = cmd.text ? "text" : cmd.binary ? "binary" : "extbinary";
-    std::vector<WeightedPath> files;
-    for (const WeightedInput& in : inputs) files.push_back({in.path, in.weight});
-    return run_sample_merge(files, cmd.output, cmd.failure_mode == "any", options);
+    return run_sample_merge(inputs, cmd.output, cmd.failure_mode == "any", options);
   }
   // Without --sample, --binary and --extbinary (and the extbinary-only options) leave the
   // indexed output as it is, as llvm-profdata does.
-  // MemProf raw/YAML inputs take the memprof path (cmd_memprof_common.cc). Indexed inputs
-  // whose MemProf section holds records or a data-access profile take both paths: their
-  // counters are merged as usual and their memprof data joins the memprof merge.
-  std::vector<std::string> memprof_inputs;
-  bool memprof_flag_seen = false;  // an indexed input has the MemProf flag (with or without data)
-  std::erase_if(inputs, [&](const WeightedInput& in) {
-    bool memprof_flag = false;
-    if (starts_with_instrprof_magic(in.path, &memprof_flag)) {  // the usual case: no mapping
-      memprof_flag_seen |= memprof_flag;
-      if (memprof_flag) {
-        auto f = MappedFile::open(in.path);
-        if (f && memprof::indexed_has_memprof_content(f->bytes()))
-          memprof_inputs.push_back(in.path);
-      }
-      return false;
-    }
-    auto f = MappedFile::open(in.path);
-    if (!f || !is_memprof_input(f->bytes())) return false;
-    memprof_inputs.push_back(in.path);
-    return true;
-  });
+  const MemProfRoute route = route_memprof_inputs(inputs);
   std::shared_ptr<MemProfMerged> memprof;
-  if (!memprof_inputs.empty()) {
-    if (!load_memprof(memprof_inputs, cmd.memprof, memprof)) return 1;
+  if (!route.memprof_inputs.empty()) {
+    if (!load_memprof(route.memprof_inputs, cmd.memprof, memprof)) return 1;
     if (inputs.empty()) return write_output(cmd.output, memprof_only_profile(*memprof, cmd.memprof));
-  } else if (memprof_flag_seen) {
+  } else if (route.memprof_flag_seen) {
     // As llvm-profdata: the MemProf kind of an input stays in the output, with an empty
     // MemProf section (of --memprof-version) when no input brought records.
     memprof = empty_memprof();
@@ -400,12 +277,8 @@ int run_merge(MergeCommand& cmd) {
   merge.merge.keep_vtable_symbols = cmd.keep_vtable_symbols;
   merge.threads = cmd.threads;
   merge.fail_any = cmd.failure_mode == "any";
-  std::vector<WeightedPath> files;
-  files.reserve(inputs.size());
-  for (const WeightedInput& in : inputs) files.push_back({in.path, in.weight});
-  std::string failed_path;
   auto merged_files = merge_profile_files(
-      files, merge, [](std::string_view source, std::string_view message) { report_warning(source, message); },
+      inputs, merge, [](std::string_view source, std::string_view message) { report_warning(source, message); },
       &failed_path);
   if (!merged_files) {
     if (failed_path.empty())

@@ -7,7 +7,6 @@
 #include "io/mapped_file.h"
 #include "report/instrprof_order.h"
 #include "tools/profkit/command.h"
-#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 namespace {

@@ -10,7 +10,6 @@
 #include "report/instrprof_overlap.h"
 #include "report/sample_overlap.h"
 #include "tools/profkit/command.h"
-#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 namespace {

@@ -11,7 +11,6 @@
 #include "io/output_file.h"
 #include "profgen/profgen.h"
 #include "tools/profkit/command.h"
-#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 

@@ -15,7 +15,6 @@
 #include "report/pprof_export.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/heap_cli.h"
-#include "tools/profkit/memprof_cli.h"
 
 namespace profkit::cli {
 namespace {
@@ -51,7 +50,7 @@ int run_report(ReportCommand& cmd) {
 
   std::vector<std::string> outputs;
   for (const std::string* o : {&cmd.output, &cmd.html, &cmd.pprof, &cmd.dhat})
-    if (!o->empty() && !(o == &cmd.output && *o == "-")) outputs.push_back(*o);
+    if (!o->empty() && !(o == &cmd.output && is_stdout_path(*o))) outputs.push_back(*o);
   std::vector<std::string> inputs = cmd.heap.profiled_binaries;
   inputs.insert(inputs.end(), cmd.inputs.begin(), cmd.inputs.end());
   if (!outputs_are_safe(outputs, inputs)) return 1;

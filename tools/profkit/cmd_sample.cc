@@ -11,7 +11,6 @@
 #include "io/mapped_file.h"
 #include "io/sample_merge.h"
 #include "tools/profkit/command.h"
-#include "tools/profkit/memprof_cli.h"
 #include "tools/profkit/sample_cli.h"
 
 namespace profkit::cli {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,6 +43,13 @@ void report_warning(std::string_view file, std::string_view message);
 // False, after printing one line, when an output is one of the inputs (same device and
 // inode, whatever the path) or two outputs name one file: nothing may be written then.
 bool outputs_are_safe(std::vector<std::string> outputs, std::vector<std::string> inputs);
+
+// Writes `bytes` to `path` ("-" or empty = standard output) through a temporary file, so a
+// failure never leaves a partial output. Returns the exit status.
+int write_output(const std::string& path, const std::string& bytes);
+// The same for output made in pieces: `produce` hands each to the function it is given.
+int write_output_streamed(const std::string& path,
+                          const std::function<void(const std::function<void(std::string_view)>&)>& produce);
 
 // Leaves `object` (moved from the argument) to the end of the process instead of destroying
 // it: freeing a large profile's tens of thousands of small allocations one by one took 15%

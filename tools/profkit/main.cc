@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "io/same_file.h"
 #include "tools/profkit/command.h"
 
 namespace profkit::cli {
@@ -56,30 +55,6 @@ void use_huge_pages_for_the_heap() {
 
 CommandRegistration::CommandRegistration(int order, AddCommand add, const char* name) {
   registry().push_back({order, add, name});
-}
-
-void report_error(std::string_view file, const Error& error) {
-  std::string line = format_error(file, error);
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);
-}
-
-void report_error(std::string_view message) {
-  std::fprintf(stderr, "profkit: error: %.*s\n", static_cast<int>(message.size()),
-               message.data());
-}
-
-bool outputs_are_safe(std::vector<std::string> outputs, std::vector<std::string> inputs) {
-  const auto clash = find_output_clash(outputs, inputs);
-  if (!clash) return true;
-  const std::string line = describe(*clash) + "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  return false;
-}
-
-void report_warning(std::string_view file, std::string_view message) {
-  std::fprintf(stderr, "%.*s: warning: %.*s\n", static_cast<int>(file.size()), file.data(),
-               static_cast<int>(message.size()), message.data());
 }
 
 namespace {

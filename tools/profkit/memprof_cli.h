@@ -3,13 +3,10 @@
 // `FILE:OFFSET: error: MESSAGE (code)`.
 #pragma once
 
-#include <functional>
+#include <cstdint>
+#include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
-
-#include "format/bytes/cursor.h"
-#include "format/instrprof/profile.h"
 
 namespace profkit::cli {
 
@@ -20,21 +17,11 @@ struct MemProfCliOptions {
   bool verbose = false;                        // --verbose: every symbolization warning
 };
 
-// True if `bytes` is a raw memprof profile or MemProf YAML (what merge routes here).
-bool is_memprof_input(Bytes bytes);
-
 // Loads, symbolizes and merges `inputs`; prints per-input warnings about what could not be
 // symbolized. Returns false after printing an error.
 struct MemProfMerged;
 bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
                   std::shared_ptr<MemProfMerged>& out);
-
-// Writes `bytes` to `path` ("-" or empty = standard output) through a temporary file, so a
-// failure never leaves a partial output. Returns the exit status.
-int write_output(const std::string& path, const std::string& bytes);
-// The same for output made in pieces: `produce` hands each to the function it is given.
-int write_output_streamed(const std::string& path,
-                          const std::function<void(const std::function<void(std::string_view)>&)>& produce);
 
 // MemProf data with no records (what a supplemented indexed input keeps of its MemProf).
 std::shared_ptr<MemProfMerged> empty_memprof();
