@@ -3,9 +3,7 @@
 // The program's output and exit status pass through unchanged; the raw memprof profile is
 // one llvm-profdata-22 reads.
 #include <regex.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +24,7 @@
 #include <vector>
 
 #include "format/elf/elf_file.h"
+#include "io/child_process.h"
 #include "io/mapped_file.h"
 #include "io/program_path.h"
 #include "tools/profkit/command.h"
@@ -200,54 +198,6 @@ class Notes {
   std::string path_;
 };
 
-// What the child of `profkit run` does between clone and exec, prepared by the parent: the
-// child shares profkit's memory (CLONE_VM, as posix_spawn does), so copying profkit's
-// address space at fork and the copy-on-write faults after it cost nothing; its
-// start-up is part of the profiled program's measured cost. The child only makes system
-// calls and writes its pid into `pid_digits`; it reports a failed exec through `error`.
-struct Launch {
-  char* const* argv;
-  char* const* envp;
-  char* pid_digits;  // room for 20 digits and a NUL inside envp's PROFKIT_MEMPROF_PID=...
-  const int* signals;
-  const struct sigaction* saved;  // the signals' dispositions before profkit's forwarding
-  int signal_count;
-  sigset_t mask;  // the signal mask before the launch blocked everything
-  int error;
-};
-
-int launch_child(void* arg) {
-  auto* launch = static_cast<Launch*>(arg);
-  for (int i = 0; i < launch->signal_count; ++i)
-    sigaction(launch->signals[i], &launch->saved[i], nullptr);
-  // Only this process writes `--output` itself; its forked children add ".<pid>".
-  char digits[20];
-  int n = 0;
-  for (auto pid = static_cast<uint64_t>(getpid()); n == 0 || pid != 0; pid /= 10)
-    digits[n++] = static_cast<char>('0' + pid % 10);
-  for (int i = 0; i < n; ++i) launch->pid_digits[i] = digits[n - 1 - i];
-  launch->pid_digits[n] = '\0';
-  sigprocmask(SIG_SETMASK, &launch->mask, nullptr);
-  execvpe(launch->argv[0], launch->argv, launch->envp);
-  launch->error = errno;
-  _exit(127);
-}
-
-// The environment with `set` (NAME=VALUE strings) replacing any earlier value of each NAME.
-std::vector<std::string> environment_with(const std::vector<std::string>& set) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const bool replaced = std::any_of(set.begin(), set.end(), [&](const std::string& s) {
-      const size_t eq = s.find('=');
-      return entry.size() > eq && entry.compare(0, eq + 1, s, 0, eq + 1) == 0;
-    });
-    if (!replaced) env.emplace_back(entry);
-  }
-  env.insert(env.end(), set.begin(), set.end());
-  return env;
-}
-
 // The longest option value the runtime keeps (its kOptionStringMax, with the NUL).
 constexpr size_t kStartDirMax = 1024;
 
@@ -329,99 +279,32 @@ int run_program(const RunCommand& cmd) {
   // File times come from the kernel's coarse clock, which may lag CLOCK_REALTIME.
   timespec start{};
   clock_gettime(CLOCK_REALTIME_COARSE, &start);
-  std::vector<char*> argv;
-  for (const auto& a : cmd.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  // Signals meant for the program reach it: SIGINT, SIGQUIT, SIGHUP and SIGTERM sent to
-  // profkit by another process (kill, a supervisor, timeout(1)) are passed on. Those the
-  // terminal generates already reach the whole foreground process group, the program
-  // included, so they are not sent twice (si_code tells the two apart).
-  static volatile sig_atomic_t child_pid = 0;
-  static constexpr int kForwarded[] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
-  constexpr int kCount = static_cast<int>(std::size(kForwarded));
-  struct sigaction forward {}, saved[kCount];
-  forward.sa_sigaction = [](int sig, siginfo_t* info, void*) {
-    const pid_t pid = child_pid;
-    if (pid > 0 && info != nullptr && info->si_code <= 0) kill(pid, sig);  // SI_USER, SI_QUEUE
-  };
-  forward.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&forward.sa_mask);
-  for (int i = 0; i < kCount; ++i) sigaction(kForwarded[i], &forward, &saved[i]);
-  auto restore_signals = [&] {
-    for (int i = 0; i < kCount; ++i) sigaction(kForwarded[i], &saved[i], nullptr);
-  };
-  std::vector<std::string> set = {"LD_PRELOAD=" + preload,
-                                  "PROFKIT_MEMPROF_PID=" + std::string(21, '0')};
+  std::vector<std::string> set = {"LD_PRELOAD=" + preload};
   if (!options.empty()) set.push_back("MEMPROF_OPTIONS=" + options);
   if (!notes.path().empty()) set.push_back("PROFKIT_MEMPROF_NOTES=" + notes.path());
-  std::vector<std::string> env = environment_with(set);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  Launch launch{argv.data(), envp.data(), nullptr, kForwarded, saved, kCount, {}, 0};
-  for (char* e : envp)
-    if (e != nullptr && std::strncmp(e, "PROFKIT_MEMPROF_PID=", 20) == 0) launch.pid_digits = e + 20;
-  // All signals blocked until the child has its own dispositions: no handler of profkit's
-  // may run in it while it shares profkit's memory.
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &launch.mask);
-  constexpr size_t kChildStack = 256 << 10;  // execvpe's path buffers and script fallback
-  const std::unique_ptr<char[]> child_stack(new char[kChildStack]);
-  const pid_t pid = clone(launch_child, child_stack.get() + kChildStack,
-                          CLONE_VM | CLONE_VFORK | SIGCHLD, &launch);
-  const int clone_error = errno;
-  pthread_sigmask(SIG_SETMASK, &launch.mask, nullptr);
-  if (pid < 0) {
-    restore_signals();
-    report_error(std::string("cannot start a process: ") + std::strerror(clone_error));
+  // Only the program itself writes `--output` as given; the processes it forks add
+  // ".<pid>" (the runtime compares its pid with this one).
+  auto ran = run_child(cmd.command, environment_with(set), "PROFKIT_MEMPROF_PID");
+  if (!ran) {
+    report_error(ran.error().message);
     return 1;
   }
-  if (launch.error != 0) {
-    int ignored = 0;
-    while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
-    }
-    restore_signals();
-    notes.report_and_remove();
+  // profkit's own messages must not end it before it can pass the program's status on (a
+  // closed stderr pipe, stderr a file past `ulimit -f`); the child kept its dispositions.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+  notes.report_and_remove();
+  if (const int e = ran->exec_error; e != 0) {
     // As shells do: 127 when there is no such program, 126 when it cannot be executed.
-    const int e = launch.error;
     const std::string message = "profkit: error: cannot run '" + cmd.command[0] +
                                 "': " + std::strerror(e) + "\n";
     (void)!write(2, message.data(), message.size());
     return e == ENOENT || e == ENOTDIR ? 127 : 126;
   }
-  child_pid = pid;
-  // profkit's own messages must not end it before it can pass the program's status on (a
-  // closed stderr pipe, stderr a file past `ulimit -f`); the child kept its dispositions.
-  signal(SIGPIPE, SIG_IGN);
-  signal(SIGXFSZ, SIG_IGN);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  child_pid = 0;
-  restore_signals();
-  notes.report_and_remove();
+  const int status = ran->status;
   if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126 && WEXITSTATUS(status) <= 127))
     print_summary(profiles_written(cmd.output, start));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) {
-    // Die the same way, so the caller sees the program's own termination; the program
-    // already dumped core if it was going to, so profkit does not add a second one.
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const int sig = WTERMSIG(status);
-    struct rlimit no_core {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    signal(sig, SIG_DFL);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, sig);
-    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-    raise(sig);
-    return 128 + sig;
-  }
-  return 1;
+  return pass_on_exit(status);
 }
 
 void add_run_command(CLI::App& app, int& exit_status) {
