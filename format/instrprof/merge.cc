@@ -303,28 +303,18 @@ Expected<void> Merger::on_function(const RawFunction& f) {
   Record& r = records_.emplace_back();
   by_value_.push_back(0);
   named_in_.push_back(known ? names_fp_ : 0);
-  r.name.assign(name);
-  r.hash = f.hash;
-  r.counts.assign(f.counts.begin(), f.counts.end());
-  r.bitmap.assign(f.bitmap.begin(), f.bitmap.end());
+  assign_record(f, name, r);
   const uint64_t w = weight_;
   const uint64_t cap = options_.llvm14_semantics ? kMax : kMax - 2;
   if (w > 1) {
     for (uint64_t& c : r.counts) c = std::min(sat_mul(c, w), cap);
   }
-  size_t at = 0;
-  for (size_t k = 0; k < kNumValueKinds; ++k) {
-    auto& sites = r.value_sites[k];
-    sites.resize(f.site_sizes[k].size());
-    for (size_t s = 0; s < sites.size(); ++s) {
-      const size_t n = f.site_sizes[k][s];
-      sites[s].assign(f.values.begin() + at, f.values.begin() + at + n);
-      at += n;
+  for (auto& sites : r.value_sites)
+    for (auto& site : sites) {
       if (w > 1)
-        for (ValueData& v : sites[s]) v.count = sat_mul(v.count, w);
-      order_sensitive_ |= sort_site(sites[s]);
+        for (ValueData& v : site) v.count = sat_mul(v.count, w);
+      order_sensitive_ |= sort_site(site);
     }
-  }
   note_layout(f, static_cast<uint32_t>(records_.size() - 1));
   return {};
 }

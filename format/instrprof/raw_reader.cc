@@ -726,29 +726,31 @@ Expected<RawFileInfo> RawReader::read(Bytes data, RawSink& sink,
   return info;
 }
 
+void assign_record(const RawFunction& f, std::string_view name, Record& r) {
+  r.name.assign(name);
+  r.hash = f.hash;
+  r.counts.assign(f.counts.begin(), f.counts.end());
+  r.bitmap.assign(f.bitmap.begin(), f.bitmap.end());
+  size_t at = 0;
+  for (size_t k = 0; k < kNumValueKinds; ++k) {
+    auto& sites = r.value_sites[k];
+    sites.resize(f.site_sizes[k].size());
+    for (size_t s = 0; s < sites.size(); ++s) {
+      const size_t n = f.site_sizes[k][s];
+      sites[s].assign(f.values.begin() + at, f.values.begin() + at + n);
+      at += n;
+    }
+  }
+}
+
 namespace {
 
 class ProfileBuilder final : public RawSink {
  public:
   explicit ProfileBuilder(std::vector<Record>& out) : out_(out) {}
   Expected<void> on_function(const RawFunction& f) override {
-    Record r;
     bool known = false;
-    r.name.assign(f.resolve_name(&known));
-    r.hash = f.hash;
-    r.counts.assign(f.counts.begin(), f.counts.end());
-    r.bitmap.assign(f.bitmap.begin(), f.bitmap.end());
-    size_t at = 0;
-    for (size_t k = 0; k < kNumValueKinds; ++k) {
-      auto& sites = r.value_sites[k];
-      sites.resize(f.site_sizes[k].size());
-      for (size_t s = 0; s < sites.size(); ++s) {
-        const size_t n = f.site_sizes[k][s];
-        sites[s].assign(f.values.begin() + at, f.values.begin() + at + n);
-        at += n;
-      }
-    }
-    out_.push_back(std::move(r));
+    assign_record(f, f.resolve_name(&known), out_.emplace_back());
     return {};
   }
 

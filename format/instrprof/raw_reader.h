@@ -67,6 +67,9 @@ struct RawFunction {
   uint32_t ahead[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
 };
 
+// `f` as a Record named `name` (unweighted; value sites in the raw order).
+void assign_record(const RawFunction& f, std::string_view name, Record& r);
+
 // One image as RawSink::on_image sees it.
 struct RawImage {
   uint64_t num_data = 0;

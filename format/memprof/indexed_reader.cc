@@ -362,6 +362,12 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
     return s;
   };
   const uint64_t id_size = layout->stack_id_size();
+  // A call stack id: a 64-bit hash (version 2) or a 32-bit radix array index (3 and 4).
+  auto read_stack_id = [&](Cursor& item) -> Expected<uint64_t> {
+    if (id_size == 8) return item.read_le<uint64_t>("call stack id");
+    PROFKIT_TRY_ASSIGN(const uint32_t index, item.read_le<uint32_t>("call stack id"));
+    return index;
+  };
 
   PROFKIT_TRY(walk_table(
       file, record_table, true, [&](Cursor& item, uint64_t, uint64_t) -> Expected<void> {
@@ -374,12 +380,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
                                                      " exceeds the record size");
         for (uint64_t i = 0; i < n_alloc; ++i) {
           const uint64_t where = item.offset();
-          uint64_t id;
-          if (id_size == 8) {
-            PROFKIT_TRY_ASSIGN(id, item.read_le<uint64_t>("call stack id"));
-          } else {
-            PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
-          }
+          PROFKIT_TRY_ASSIGN(const uint64_t id, read_stack_id(item));
           AllocSite a;
           PROFKIT_TRY_ASSIGN(a.stack, stack_of(id, where));
           PROFKIT_TRY_ASSIGN(a.mib, read_mib(item, out.schema));
@@ -391,12 +392,7 @@ Expected<IndexedMemProf> read_memprof_section(Bytes file, uint64_t section_offse
                            "call site count " + std::to_string(n_calls) + " exceeds the record size");
         for (uint64_t i = 0; i < n_calls; ++i) {
           const uint64_t where = item.offset();
-          uint64_t id;
-          if (id_size == 8) {
-            PROFKIT_TRY_ASSIGN(id, item.read_le<uint64_t>("call stack id"));
-          } else {
-            PROFKIT_TRY_ASSIGN(id, item.read_le<uint32_t>("call stack id"));
-          }
+          PROFKIT_TRY_ASSIGN(const uint64_t id, read_stack_id(item));
           CallSite cs;
           PROFKIT_TRY_ASSIGN(cs.stack, stack_of(id, where));
           if (layout->callee_guids) {
