@@ -209,12 +209,8 @@ void append_binary_ids(std::string& out, const Profile& profile) {
   if (profile.format == instrprof::ProfileFormat::text) return;
   if (profile.format == instrprof::ProfileFormat::raw && profile.binary_ids.empty()) return;
   out += "Binary IDs: \n";
-  static constexpr char kHex[] = "0123456789abcdef";
   for (const auto& id : profile.binary_ids) {
-    for (uint8_t b : id) {
-      out += kHex[b >> 4];
-      out += kHex[b & 0xF];
-    }
+    append_hex_bytes(out, id);
     out += '\n';
   }
 }

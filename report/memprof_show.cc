@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "format/bytes/number_text.h"
+
 namespace profkit::report {
 namespace {
 
@@ -16,15 +18,6 @@ std::string hex_upper(uint64_t v) {
   return buf;
 }
 
-std::string build_id_hex(const std::vector<uint8_t>& id) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : id) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
-  }
-  return s;
-}
 
 std::string hex_lower(uint64_t v) {
   char buf[32];
@@ -264,7 +257,7 @@ std::string show_memprof_raw(uint64_t version, const std::vector<memprof::Segmen
   if (!segments.empty()) out += "  Segments:\n";
   for (const auto& seg : segments) {
     out += "  -\n    BuildId: ";
-    out += seg.build_id.empty() ? std::string("<None>") : build_id_hex(seg.build_id);
+    out += seg.build_id.empty() ? std::string("<None>") : hex_bytes(seg.build_id);
     out += "\n    Start: " + hex_upper(seg.start) + "\n";
     out += "    End: " + hex_upper(seg.end) + "\n";
     out += "    Offset: " + hex_upper(seg.offset) + "\n";

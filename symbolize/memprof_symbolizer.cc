@@ -18,6 +18,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "format/bytes/number_text.h"
 #include "format/elf/elf_file.h"
 #include "symbolize/source_map.h"
 
@@ -294,15 +295,7 @@ void collect_files(const std::string& path, std::vector<std::string>& files) {
 
 }  // namespace
 
-std::string build_id_hex(std::span<const uint8_t> id) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : id) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
-  }
-  return s;
-}
+std::string build_id_hex(std::span<const uint8_t> id) { return hex_bytes(id); }
 
 std::map<std::string, std::string> find_system_objects(const std::set<std::string>& ids) {
   elf_version(EV_CURRENT);

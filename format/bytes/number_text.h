@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,21 @@ inline void append_hex(std::string& out, uint64_t v, size_t width = 0) {
   char buf[16];
   const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
   append_padded(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)), width);
+}
+
+// Each byte as two lowercase hex digits, in order (build ids, digests).
+inline void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+}
+inline std::string hex_bytes(std::span<const uint8_t> bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  append_hex_bytes(out, bytes);
+  return out;
 }
 
 // printf-style text, for the few outputs whose float rendering must match a C printf

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "format/bytes/number_text.h"
 #include "format/elf/elf_file.h"
 #include "format/memprof/raw_reader.h"
 #include "io/mapped_file.h"
@@ -20,17 +21,6 @@ namespace {
 struct BuildIdsCommand {
   std::vector<std::string> files;
 };
-
-std::string hex(Bytes id) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(id.size() * 2);
-  for (uint8_t b : id) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
 
 bool is_elf(Bytes bytes) {
   return bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
@@ -57,7 +47,7 @@ bool print_build_ids(const std::string& path) {
       report_error(path, id.error());
       return false;
     }
-    line = "elf\t" + (*id ? hex(**id) : std::string("-"));
+    line = "elf\t" + (*id ? hex_bytes(**id) : std::string("-"));
   } else if (memprof::is_raw_memprof(bytes)) {
     auto profiles = memprof::read_raw_profiles(bytes);
     if (!profiles) {
@@ -71,7 +61,7 @@ bool print_build_ids(const std::string& path) {
                                              : profiles->front().segments;
     for (size_t i = 0; i < segments.size(); ++i) {
       if (i) line += ',';
-      line += segments[i].build_id.empty() ? std::string("-") : hex(segments[i].build_id);
+      line += segments[i].build_id.empty() ? std::string("-") : hex_bytes(segments[i].build_id);
     }
     if (segments.empty()) line += '-';
   } else {
