@@ -481,8 +481,9 @@ void Merger::add_info(const RawFileInfo& info, uint64_t weight) {
 }
 
 Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_view source) {
-  const bool front_end =
-      profile.format == ProfileFormat::text ? profile.text_front_end : !profile.is_ir();
+  // Only a text profile says "front end" (its :fe line); a raw or indexed profile without
+  // the IR flag has no kind at all for llvm-profdata, so it merges with anything.
+  const bool front_end = profile.format == ProfileFormat::text && profile.text_front_end;
   PROFKIT_TRY(add_kind(profile.flags, front_end, source));
   // Sampling draws one random index per trace of a sampled stream, so a claimed stream size
   // costs time even without traces; more than 2^30 traces is no real profile (llvm-profdata
@@ -523,7 +524,7 @@ Expected<void> Merger::add_raw(Bytes data, uint64_t weight, RawReader& reader,
     uint64_t word = load_le<uint64_t>(data.data() + 8);
     const uint64_t m = load_le<uint64_t>(data.data());
     if (m != kRawMagic64 && m != kRawMagic32) word = byteswap_int(word);
-    PROFKIT_TRY(add_kind(word, (word & kFlagIR) == 0, source));
+    PROFKIT_TRY(add_kind(word, /*front_end=*/false, source));  // see add()
   }
   weight_ = weight == 0 ? 1 : weight;
   order_sensitive_ |= weight_ != 1;

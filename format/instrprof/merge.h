@@ -79,8 +79,10 @@ class Merger final : public RawSink {
   void on_bulk_image(const RawImage& image) override;
 
  private:
-  // The profile kind as llvm-profdata tracks it: the variant flags plus a front-end bit,
-  // where a kind with neither (a text profile without kind lines) takes the next input's.
+  // The profile kind as llvm-profdata tracks it: the variant flags plus a front-end bit
+  // that only a text profile's :fe line sets; a kind with neither (a front-end raw or
+  // indexed profile, a text profile without kind lines) takes the next input's, and
+  // front-end and IR kinds refuse each other.
   Expected<void> add_kind(uint64_t flags, bool front_end, std::string_view source);
   void add_info(const RawFileInfo& info, uint64_t weight);
   void add_traces(std::vector<TemporalTrace> traces, uint64_t stream_size, uint64_t weight);

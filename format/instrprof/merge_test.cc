@@ -135,19 +135,47 @@ TEST(Merge, SitesKeepAtMost255Targets) {
   EXPECT_EQ(out.records[0].value_sites[0][0].front(), (ValueData{0, 1000}));
 }
 
-TEST(Merge, FlagsAreOredAndIrWithFrontEndIsAnError) {
+TEST(Merge, FlagsAreOredAndIrWithATextFrontEndProfileIsAnError) {
   Profile a = ir({rec("f", 1, {1})});
   Profile b = ir({rec("g", 1, {1})});
   b.flags |= kFlagEntryFirst;
   Merger m;
   ASSERT_TRUE(m.add(a, 1));
   ASSERT_TRUE(m.add(b, 1));
-  Profile fe;
+  Profile fe;  // a text profile with a :fe line
+  fe.format = ProfileFormat::text;
+  fe.text_front_end = true;
   fe.records = {rec("h", 1, {1})};
   auto r = m.add(fe, 1);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::mismatch);
   EXPECT_EQ(m.finish().flags, kFlagIR | kFlagEntryFirst);
+}
+
+// As llvm-profdata 22 and 14: a raw or indexed profile of clang's front-end instrumentation
+// has no profile kind, so it merges with IR-level profiles in either order and the output
+// is IR-level; only a text profile's :fe line makes the kinds clash.
+TEST(Merge, RawAndIndexedFrontEndProfilesMergeWithIrProfiles) {
+  for (const ProfileFormat format : {ProfileFormat::raw, ProfileFormat::indexed}) {
+    Profile fe;
+    fe.format = format;
+    fe.records = {rec("h", 2, {1})};
+    for (const bool fe_first : {true, false}) {
+      Merger m;
+      Profile a = ir({rec("f", 1, {1})});
+      ASSERT_TRUE(m.add(fe_first ? fe : a, 1));
+      ASSERT_TRUE(m.add(fe_first ? a : fe, 1));
+      const Profile out = m.finish();
+      EXPECT_EQ(out.flags, kFlagIR);
+      EXPECT_EQ(out.records.size(), 2u);
+    }
+    Profile text_fe;
+    text_fe.format = ProfileFormat::text;
+    text_fe.text_front_end = true;
+    Merger m;
+    ASSERT_TRUE(m.add(text_fe, 1));
+    EXPECT_FALSE(m.add(fe, 1));  // FE bit against no bit: LLVM refuses this one too
+  }
 }
 
 TEST(Merge, BinaryIdsAreSortedAndDeduplicated) {
