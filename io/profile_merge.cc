@@ -196,7 +196,7 @@ Expected<instrprof::Merger> merge_profile_files(std::span<const WeightedPath> in
   if (!merged_in_parallel) {
     if (!merge_range(merger, 0, inputs.size(), true, failures)) return Unexpected{*fatal};
   }
-  if (failures == inputs.size()) {
+  if (failures == inputs.size() && options.fail_all) {
     if (failed_path != nullptr) failed_path->clear();
     return make_error(ErrorCode::invalid_argument, kNoOffset,
                       "no profile can be merged (every input failed)");

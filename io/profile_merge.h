@@ -24,7 +24,8 @@ struct WeightedPath {
 struct FileMergeOptions {
   instrprof::MergeOptions merge;
   unsigned threads = 0;  // 0: min(hardware threads, (inputs + 1) / 2), as llvm-profdata
-  bool fail_any = true;  // false (--failure-mode=all): unreadable inputs are skipped
+  bool fail_any = true;  // false (--failure-mode=all|warn): unreadable inputs are skipped
+  bool fail_all = true;  // false (--failure-mode=warn): even when every input was skipped
   // --binary-file / --debug-info: raw inputs are read as correlated (counters only) with
   // these records and names. Must outlive the merge; nullptr reads raw inputs as they are.
   const instrprof::Correlation* correlation = nullptr;

@@ -239,16 +239,91 @@ TEST_F(MergeConformance, FailureModeAllSkipsBadInputs) {
   EXPECT_FALSE(file_exists(dir_ + "/fm_any.profdata"));
 }
 
-TEST_F(MergeConformance, MixingIrAndFrontEndProfilesIsAnError) {
-  const std::string exe = dir_ + "/fe22";
-  const std::string fe = exe + ".profraw";
-  run_ok("clang-22 -O0 -fprofile-instr-generate " + sh_quote(source_path("tests/programs/irpgo/simple.c")) +
-         " -o " + sh_quote(exe) + " && LLVM_PROFILE_FILE=" + sh_quote(fe) + " " + sh_quote(exe) +
-         " > /dev/null");
-  const CommandResult r = run(sh_quote(profkit_bin()) + " merge " + sh_quote(raw("simple22")) +
-                              " " + sh_quote(fe) + " -o " + sh_quote(dir_ + "/mixed.profdata"));
+// llvm-profdata's --function / --no-function on IR-PGO merges: the names left out are erased
+// after the merge (every record of a name), in text and indexed output, and stderr says how
+// many of how many names.
+TEST_F(MergeConformance, FunctionFiltersMatch) {
+  const std::string in = sh_quote(raw("many22")) + " " + sh_quote(raw("many22", 1));
+  expect_same22("fn_keep", "--function='^f[0-9]*1$' " + in);
+  expect_same22("fn_drop", "--no-function='2' " + in);
+  expect_same22("fn_both", "--function=f --no-function='7$' " + in);
+  expect_same22("fn_text", "--text --function='^f1' " + in);
+  const std::string out = dir_ + "/fn_msg.pk";
+  const CommandResult r = run(sh_quote(profkit_bin()) + " merge --function=main " +
+                              sh_quote(raw("simple22")) + " -o " + sh_quote(out));
+  const CommandResult l = run("llvm-profdata-22 merge --function=main " +
+                              sh_quote(raw("simple22")) + " -o " + sh_quote(out + ".ref"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, l.err);
+}
+
+// What LLVM's option parser accepts, as build scripts written for llvm-profdata spell it:
+// a value after '=' for one-letter options, two dashes for them, an option given twice
+// (the last wins), and --text/--binary where the last one given wins.
+TEST_F(MergeConformance, LlvmOptionSpellingsMatch) {
+  const std::string in = sh_quote(raw("vp22")) + " " + sh_quote(raw("vp22", 1));
+  const std::string list = dir_ + "/spell.list";
+  write_file(list, raw("vp22") + "\n" + raw("vp22", 1) + "\n");
+  for (const char* tag : {"eq", "dashdash", "twice", "jeq", "feq"}) {
+    const std::string ref = dir_ + "/spell_" + tag + ".ref", got = dir_ + "/spell_" + tag + ".pk";
+    std::string args;
+    if (std::string(tag) == "eq") args = "-o=" + sh_quote(got) + " " + in;
+    if (std::string(tag) == "dashdash") args = "--o=" + sh_quote(got) + " " + in;
+    if (std::string(tag) == "twice") args = "-o " + sh_quote(got + ".first") + " " + in + " -o " + sh_quote(got);
+    if (std::string(tag) == "jeq") args = "-j=2 -o " + sh_quote(got) + " " + in;
+    if (std::string(tag) == "feq") args = "-f=" + sh_quote(list) + " -o " + sh_quote(got);
+    run_ok("llvm-profdata-22 merge --num-threads=1 " + in + " -o " + sh_quote(ref));
+    run_ok(sh_quote(profkit_bin()) + " merge " + args);
+    EXPECT_TRUE(read_file(ref) == read_file(got)) << tag;
+    EXPECT_FALSE(file_exists(got + ".first")) << tag;
+  }
+  expect_same22("text_binary", "--text --binary " + in);
+  expect_same22("binary_text", "--binary --text " + in);
+}
+
+// --failure-mode=warn: unreadable inputs are skipped with a warning and the merge never
+// fails for them, even when none is left.
+TEST_F(MergeConformance, FailureModeWarnNeverFails) {
+  const std::string bad = dir_ + "/warn_bad.profraw";
+  write_file(bad, "garbage\n");
+  expect_same22("warn_some", "--failure-mode=warn " + sh_quote(bad) + " " + sh_quote(raw("vp22")));
+  expect_same22("warn_none", "--failure-mode=warn " + sh_quote(bad));
+}
+
+// Front-end (-fprofile-instr-generate) raw and indexed profiles have no profile kind for
+// llvm-profdata, so they merge with IR-level ones in either order (the output is IR-level);
+// a text profile whose :fe line says front end does not.
+TEST_F(MergeConformance, FrontEndAndIrProfilesMergeAsLlvmMergesThem) {
+  for (const std::string r : {"14", "22"}) {
+    const std::string exe = dir_ + "/fe" + r;
+    const std::string fe = exe + ".profraw";
+    run_ok("clang-" + r + " -O0 -fprofile-instr-generate " +
+           sh_quote(source_path("tests/programs/irpgo/simple.c")) + " -o " + sh_quote(exe) +
+           " && LLVM_PROFILE_FILE=" + sh_quote(fe) + " " + sh_quote(exe) + " 5 > /dev/null");
+    const std::string ir = sh_quote(raw("simple" + r, 1));
+    if (r == "22") {
+      const std::string fe_indexed = exe + ".profdata";
+      run_ok("llvm-profdata-22 merge " + sh_quote(fe) + " -o " + sh_quote(fe_indexed));
+      expect_same22("fe_ir", sh_quote(fe) + " " + ir);
+      expect_same22("ir_fe", ir + " " + sh_quote(fe));
+      expect_same22("fe_indexed_ir", sh_quote(fe_indexed) + " " + ir);
+      expect_same22("fe_ir_text", sh_quote(fe) + " " + ir, "--text", "--text");
+    } else {
+      expect_same14("fe_ir14", sh_quote(fe) + " " + ir);
+    }
+  }
+  const std::string fe_text = dir_ + "/fe_line.proftext";
+  write_file(fe_text, ":fe\nf\n# Func Hash:\n1\n# Num Counters:\n1\n# Counter Values:\n1\n");
+  const CommandResult llvm = run("llvm-profdata-22 merge --num-threads=1 " + sh_quote(fe_text) +
+                                 " " + sh_quote(raw("simple22")) + " -o " +
+                                 sh_quote(dir_ + "/fe_line.ref"));
+  const CommandResult r = run(sh_quote(profkit_bin()) + " merge " + sh_quote(fe_text) + " " +
+                              sh_quote(raw("simple22")) + " -o " +
+                              sh_quote(dir_ + "/fe_line.profdata"));
+  EXPECT_NE(llvm.status, 0);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("front-end"), std::string::npos) << r.err;
+  EXPECT_FALSE(file_exists(dir_ + "/fe_line.profdata"));
 }
 
 }  // namespace

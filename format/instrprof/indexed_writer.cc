@@ -117,6 +117,7 @@ Expected<std::string> write_indexed_profile(const Profile& merged, uint32_t vers
     }
   }
   auto encode = [&](uint32_t name) {
+    if (options.keep_name && !options.keep_name(names[name])) return false;
     if (!options.sparse) return true;
     for (uint32_t i = first_record[name]; i != kNone; i = next_record[i]) {
       const Record& r = merged.records[i];

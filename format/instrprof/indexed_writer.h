@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "format/bytes/expected.h"
 #include "format/instrprof/profile.h"
@@ -18,6 +19,10 @@ struct IndexedWriteOptions {
   // (Done here rather than before writing because LLVM 14's key order depends on every
   // name that was merged, written or not.)
   bool sparse = false;
+  // --function / --no-function: when set, only names it returns true for are written (like
+  // sparse, a filter at writing time: the other names still shape LLVM 14's key order, as
+  // the names llvm-profdata erases before writing do).
+  std::function<bool(std::string_view name)> keep_name;
   // Optional: the NameRef (MD5) of each record's name, as a Merger knows them; spares
   // hashing every name again. Ignored unless it has one entry per record.
   std::span<const uint64_t> name_refs;

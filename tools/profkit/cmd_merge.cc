@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "format/instrprof/indexed_writer.h"
@@ -23,6 +24,7 @@
 #include "symbolize/profile_correlation.h"
 #include "tools/profkit/command.h"
 #include "tools/profkit/memprof_cli.h"
+#include "tools/profkit/name_filter.h"
 #include "tools/profkit/sample_cli.h"
 
 namespace profkit::cli {
@@ -94,8 +96,11 @@ std::optional<float> parse_llvm_float(const std::string& s) {
 // error and returns nothing when the profile cannot be written.
 std::optional<std::string> merged_bytes(const MergeCommand& cmd, instrprof::Profile& merged,
                                         std::span<const uint64_t> name_refs, int version,
-                                        const MemProfMerged* memprof) {
+                                        const MemProfMerged* memprof,
+                                        const NameFilter* filter = nullptr) {
   if (cmd.text) {
+    if (filter != nullptr)
+      std::erase_if(merged.records, [&](const auto& r) { return !filter->keeps(r.name); });
     if (cmd.sparse) instrprof::drop_zero_names(merged);
     return instrprof::write_text_profile(
         merged, version == 7 ? instrprof::TextFlavor::llvm14 : instrprof::TextFlavor::llvm22);
@@ -103,6 +108,8 @@ std::optional<std::string> merged_bytes(const MergeCommand& cmd, instrprof::Prof
   instrprof::IndexedWriteOptions write;
   write.sparse = cmd.sparse;
   write.name_refs = name_refs;
+  if (filter != nullptr)
+    write.keep_name = [filter](std::string_view name) { return filter->keeps(std::string(name)); };
   if (memprof != nullptr)
     write.memprof_section = [&](uint64_t offset) {
       return memprof_section_at(*memprof, cmd.memprof, offset);
@@ -240,8 +247,8 @@ int run_merge(MergeCommand& cmd) {
     report_error("merge: --profile-version must be 7, 11 or 13");
     return 1;
   }
-  if (cmd.failure_mode != "any" && cmd.failure_mode != "all") {
-    report_error("merge: --failure-mode must be 'any' or 'all'");
+  if (cmd.failure_mode != "any" && cmd.failure_mode != "all" && cmd.failure_mode != "warn") {
+    report_error("merge: --failure-mode must be 'any', 'all' or 'warn'");
     return 1;
   }
 
@@ -269,6 +276,14 @@ int run_merge(MergeCommand& cmd) {
     correlation = std::move(*loaded);
   }
 
+  // --function / --no-function: llvm-profdata erases the names they leave out after the
+  // merge, before writing, and says how many of the names it had.
+  std::optional<NameFilter> filter;
+  if (!cmd.sample_options.function.empty() || !cmd.sample_options.no_function.empty()) {
+    filter = make_name_filter(cmd.sample_options.function, cmd.sample_options.no_function);
+    if (!filter) return 1;
+  }
+
   FileMergeOptions merge;
   if (correlation) merge.correlation = &*correlation;
   merge.merge.llvm14_semantics = version == 7;
@@ -277,6 +292,7 @@ int run_merge(MergeCommand& cmd) {
   merge.merge.keep_vtable_symbols = cmd.keep_vtable_symbols;
   merge.threads = cmd.threads;
   merge.fail_any = cmd.failure_mode == "any";
+  merge.fail_all = cmd.failure_mode != "warn";
   auto merged_files = merge_profile_files(
       inputs, merge, [](std::string_view source, std::string_view message) { report_warning(source, message); },
       &failed_path);
@@ -291,7 +307,16 @@ int run_merge(MergeCommand& cmd) {
 
   std::vector<uint64_t> name_refs;
   instrprof::Profile merged = merger.finish(&name_refs);
-  auto bytes = merged_bytes(cmd, merged, name_refs, version, memprof.get());
+  if (filter) {
+    std::unordered_set<std::string_view> names;
+    size_t dropped = 0;
+    for (const instrprof::Record& r : merged.records)
+      if (names.insert(r.name).second && !filter->keeps(r.name)) ++dropped;
+    std::fprintf(stderr, "%zu of %zu functions in the original profile are filtered.\n", dropped,
+                 names.size());
+  }
+  auto bytes = merged_bytes(cmd, merged, name_refs, version, memprof.get(),
+                            filter ? &*filter : nullptr);
   if (!bytes) return 1;
   if (const int status = write_output(cmd.output, *bytes); status != 0) return status;
   keep_until_exit(std::move(merged));  // see keep_until_exit
@@ -304,7 +329,11 @@ void add_merge_command(CLI::App& app, int& exit_status) {
       "merge", "Merge IR-PGO profiles (raw, indexed, text) into one indexed or text profile");
   sub->add_option("inputs", cmd->inputs, "Input profiles (weight 1)");
   sub->add_option("-o,--output", cmd->output, "Output file ('-' = standard output)");
-  sub->add_flag("--text", cmd->text, "Write the text format instead of indexed");
+  // --text, --binary and --extbinary are one choice in llvm-profdata: the last one given wins.
+  sub->add_flag_callback(
+         "--text", [c = cmd.get()] { c->text = true, c->binary = c->extbinary = false; },
+         "Write the text format instead of indexed")
+      ->trigger_on_parse();
   sub->add_option("--weighted-input", cmd->weighted_inputs,
                   "W,FILE: merge FILE with its counts multiplied by W")
       ->allow_extra_args(false);
@@ -312,7 +341,8 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "File listing inputs, one FILE or W,FILE per line");
   sub->add_flag("--sparse", cmd->sparse, "Leave out functions whose counters are all zero");
   sub->add_option("--failure-mode", cmd->failure_mode,
-                  "any: fail if any input is invalid (default); all: only if all are");
+                  "any: fail if any input is invalid (default); all: only if all are; warn: "
+                  "never, warn and skip them");
   sub->add_option("-j,--num-threads", cmd->threads,
                   "Threads merging inputs (default: min(cores, (inputs+1)/2)); output is the same for any N");
   sub->add_option("--profile-version", cmd->profile_version,
@@ -347,9 +377,14 @@ void add_merge_command(CLI::App& app, int& exit_status) {
   sub->add_flag("--instr", cmd->instr, "Instrumentation (IR-PGO) profiles (the default)");
   sub->add_flag("--sample", cmd->sample,
                 "Sample profiles (AutoFDO/CSSPGO: text, binary or extbinary inputs)");
-  sub->add_flag("--binary", cmd->binary, "--sample: write the binary encoding");
-  sub->add_flag("--extbinary", cmd->extbinary,
-                "--sample: write the extensible binary encoding (the default)");
+  sub->add_flag_callback(
+         "--binary", [c = cmd.get()] { c->binary = true, c->text = c->extbinary = false; },
+         "--sample: write the binary encoding (IR-PGO: indexed, the default)")
+      ->trigger_on_parse();
+  sub->add_flag_callback(
+         "--extbinary", [c = cmd.get()] { c->extbinary = true, c->text = c->binary = false; },
+         "--sample: write the extensible binary encoding (the default)")
+      ->trigger_on_parse();
   SampleMergeOptions& so = cmd->sample_options;
   sub->add_flag("--use-md5", so.use_md5, "--sample --extbinary: MD5 name table");
   sub->add_flag("--compress-all-sections", so.compress_all_sections,
@@ -366,9 +401,9 @@ void add_merge_command(CLI::App& app, int& exit_status) {
                   "--sample: nest (CS flat to nested) or flat (nested to flat)")
       ->check(CLI::IsMember({"nest", "flat"}));
   sub->add_option("--function", so.function,
-                  "--sample: keep only profiles whose name or context matches this regex");
+                  "Keep only functions (--sample: profiles) whose name or context matches this regex");
   sub->add_option("--no-function", so.no_function,
-                  "--sample: leave out profiles whose name or context matches this regex");
+                  "Leave out functions (--sample: profiles) whose name or context matches this regex");
   sub->add_flag("--generate-merged-base-profiles", so.merged_base_profiles,
                 "--sample with nest: also merge each nested context into its base profile");
   sub->add_flag("--extbinary-write-vtable-type-prof", so.write_vtables,

@@ -2,7 +2,6 @@
 // (format/sampleprof, io/sample_merge) and print them (report/sample_show).
 #include <cstdio>
 #include <optional>
-#include <regex>
 
 #include "format/sampleprof/convert.h"
 #include "format/sampleprof/merge.h"
@@ -11,18 +10,12 @@
 #include "io/mapped_file.h"
 #include "io/sample_merge.h"
 #include "tools/profkit/command.h"
+#include "tools/profkit/name_filter.h"
 #include "tools/profkit/sample_cli.h"
 
 namespace profkit::cli {
 
 namespace {
-
-// A POSIX extended regular expression searched anywhere in a name (llvm::Regex::match).
-struct Regex {
-  explicit Regex(const std::string& pattern) : re(pattern, std::regex::extended) {}
-  bool matches(const std::string& s) const { return std::regex_search(s, re); }
-  std::regex re;
-};
 
 void warn(std::string_view message) {
   std::fprintf(stderr, "warning: %.*s\n", static_cast<int>(message.size()), message.data());
@@ -79,18 +72,12 @@ int run_sample_merge(const std::vector<WeightedPath>& inputs, const std::string&
   else if (options.convert_layout == "nest")
     sampleprof::nest_profile(profile, options.merged_base_profiles);
   if (!options.function.empty() || !options.no_function.empty()) {
-    std::optional<Regex> keep, drop;
-    try {
-      if (!options.function.empty()) keep.emplace(options.function);
-      if (!options.no_function.empty()) drop.emplace(options.no_function);
-    } catch (const std::regex_error& e) {
-      report_error(std::string("merge: invalid --function/--no-function pattern: ") + e.what());
-      return 1;
-    }
+    const auto filter = make_name_filter(options.function, options.no_function);
+    if (!filter) return 1;
     const size_t before = profile.functions.size();
-    const size_t dropped = sampleprof::filter_functions(profile, keep ? &*keep : nullptr,
-                                                        drop ? &*drop : nullptr,
-                                                        options.function, options.no_function);
+    const size_t dropped = sampleprof::filter_functions(
+        profile, filter->keep ? &*filter->keep : nullptr, filter->drop ? &*filter->drop : nullptr,
+        options.function, options.no_function);
     std::fprintf(stderr, "%zu of %zu functions in the original profile are filtered.\n", dropped,
                  before);
   }

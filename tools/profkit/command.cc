@@ -7,6 +7,7 @@
 #include "io/output_file.h"
 #include "io/same_file.h"
 #include "tools/profkit/command.h"
+#include "tools/profkit/name_filter.h"
 
 namespace profkit::cli {
 
@@ -63,6 +64,19 @@ int write_output_streamed(const std::string& output,
 
 int write_output(const std::string& output, const std::string& text) {
   return write_output_streamed(output, [&](const auto& emit) { emit(text); });
+}
+
+std::optional<NameFilter> make_name_filter(const std::string& function,
+                                           const std::string& no_function) {
+  NameFilter filter;
+  try {
+    if (!function.empty()) filter.keep.emplace(function);
+    if (!no_function.empty()) filter.drop.emplace(no_function);
+  } catch (const std::regex_error& e) {
+    report_error(std::string("merge: invalid --function/--no-function pattern: ") + e.what());
+    return std::nullopt;
+  }
+  return filter;
 }
 
 }  // namespace profkit::cli

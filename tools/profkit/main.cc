@@ -93,20 +93,39 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // LLVM's tools take long options with one dash (`-output=F`, `-sample`, `-weighted-input=2,F`),
-// and scripts written for llvm-profdata use them. Rewrites each such argument of `command`
-// to the two-dash spelling when the command has that long option; short options (`-o`,
-// `-j4`) and everything after `--` are left alone.
-void accept_single_dash_long_options(const CLI::App& command, std::vector<std::string>& args) {
+// any option with two dashes (`--o=F`), and a value after '=' for a one-letter option too
+// (`-o=F`, `-j=2`); scripts written for llvm-profdata use all of these. Rewrites each such
+// argument of `command` to the spelling CLI11 takes when the command has that option:
+// `--name...` for long names, `-x` followed by the value for one-letter names. Other
+// short-option forms (`-o F`, `-j4`) and everything after `--` are left alone.
+void accept_llvm_option_spellings(const CLI::App& command, std::vector<std::string>& args) {
+  std::vector<std::string> out(args.begin(), args.begin() + std::min<size_t>(2, args.size()));
+  bool rest = false;
   for (size_t i = 2; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--") break;
-    if (a.size() < 3 || a[0] != '-' || a[1] == '-') continue;
-    const std::string name = a.substr(1, a.find('=') == std::string::npos ? std::string::npos
-                                                                          : a.find('=') - 1);
-    if (name.size() < 2) continue;
-    const CLI::Option* opt = command.get_option_no_throw("--" + name);
-    if (opt != nullptr && !opt->get_positional()) args[i] = "-" + a;
+    if (rest || a == "--" || a.size() < 2 || a[0] != '-') {
+      rest = rest || a == "--";
+      out.push_back(a);
+      continue;
+    }
+    const size_t dashes = a[1] == '-' ? 2 : 1;
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(dashes, eq == std::string::npos ? std::string::npos
+                                                                    : eq - dashes);
+    const CLI::Option* opt = name.size() == 1 ? command.get_option_no_throw("-" + name)
+                             : name.size() >= 2 ? command.get_option_no_throw("--" + name)
+                                                : nullptr;
+    if (opt == nullptr || opt->get_positional() ||
+        (name.size() == 1 && eq != std::string::npos && opt->get_expected_max() == 0)) {
+      out.push_back(a);  // not ours to rewrite (a one-letter flag takes no value)
+    } else if (name.size() == 1) {  // -x=V, --x=V, --x
+      out.push_back("-" + name);
+      if (eq != std::string::npos) out.push_back(a.substr(eq + 1));
+    } else {
+      out.push_back(dashes == 1 ? "-" + a : a);  // -name[=V] -> --name[=V]
+    }
   }
+  args = std::move(out);
 }
 
 int unknown_command(CLI::App& app, std::string_view word) {
@@ -165,6 +184,9 @@ int main(int argc, char** argv) {
   CLI::App app{"profkit: heap profiling and PGO profile toolchain, compatible with LLVM's formats",
                "profkit"};
   app.require_subcommand(1);
+  // An option given twice keeps its last value, as LLVM's option parser does (`-o A ... -o B`
+  // in a build script that appends options); list options keep every value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", "profkit 0.1.0");
   int exit_status = 0;
   auto commands = registry();
@@ -182,7 +204,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && argv[1][0] != '-' && find_command(app, argv[1]) == nullptr)
     return unknown_command(app, argv[1]);
   std::vector<std::string> args(argv, argv + argc);
-  if (argc >= 2 && argv[1][0] != '-') accept_single_dash_long_options(*find_command(app, argv[1]), args);
+  if (argc >= 2 && argv[1][0] != '-') accept_llvm_option_spellings(*find_command(app, argv[1]), args);
   std::vector<char*> rewritten;
   for (std::string& a : args) rewritten.push_back(a.data());
   try {
