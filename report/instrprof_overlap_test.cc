@@ -3,20 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "format/instrprof/merge.h"
+#include "format/instrprof/testing.h"
 
 namespace profkit::report {
 namespace {
 
+using instrprof::test::make_record;
+
 using instrprof::Profile;
 using instrprof::Record;
 
-Record record(std::string name, uint64_t hash, std::vector<uint64_t> counts) {
-  Record r;
-  r.name = std::move(name);
-  r.hash = hash;
-  r.counts = std::move(counts);
-  return r;
-}
 
 Profile profile(std::vector<Record> records) {
   Profile p;
@@ -27,8 +23,8 @@ Profile profile(std::vector<Record> records) {
 
 TEST(InstrOverlap, ScoresEachCounterByTheSmallerShare) {
   // Shares: base 1/4, 3/4; test 2/4, 2/4 -> 1/4 + 2/4.
-  const Profile base = profile({record("f", 1, {1, 3})});
-  const Profile test = profile({record("f", 1, {2, 2})});
+  const Profile base = profile({make_record("f", 1, {1, 3})});
+  const Profile test = profile({make_record("f", 1, {2, 2})});
   const InstrOverlap o = *overlap_instr(base, test, {});
   EXPECT_DOUBLE_EQ(o.program.overlap.counts, 0.75);
   EXPECT_EQ(o.program.overlap.entries, 1u);
@@ -36,8 +32,8 @@ TEST(InstrOverlap, ScoresEachCounterByTheSmallerShare) {
 }
 
 TEST(InstrOverlap, CountsFunctionsOnlyInTestAndMismatchedOnes) {
-  const Profile base = profile({record("f", 1, {4}), record("g", 1, {4})});
-  const Profile test = profile({record("f", 1, {2}), record("g", 2, {2}), record("h", 1, {4})});
+  const Profile base = profile({make_record("f", 1, {4}), make_record("g", 1, {4})});
+  const Profile test = profile({make_record("f", 1, {2}), make_record("g", 2, {2}), make_record("h", 1, {4})});
   const InstrOverlap o = *overlap_instr(base, test, {});
   EXPECT_EQ(o.program.overlap.entries, 1u);
   EXPECT_EQ(o.program.mismatch.entries, 1u);  // g under another hash
@@ -47,8 +43,8 @@ TEST(InstrOverlap, CountsFunctionsOnlyInTestAndMismatchedOnes) {
 }
 
 TEST(InstrOverlap, ListsFunctionsByCutoffOrName) {
-  const Profile base = profile({record("main", 1, {5}), record("helper", 1, {5})});
-  const Profile test = profile({record("main", 1, {9}), record("helper", 1, {1})});
+  const Profile base = profile({make_record("main", 1, {5}), make_record("helper", 1, {5})});
+  const Profile test = profile({make_record("main", 1, {9}), make_record("helper", 1, {1})});
   InstrOverlapOptions options;
   options.value_cutoff = 5;
   InstrOverlap o = *overlap_instr(base, test, options);
@@ -61,8 +57,8 @@ TEST(InstrOverlap, ListsFunctionsByCutoffOrName) {
 }
 
 TEST(InstrOverlap, AZeroSumProfileIsNamed) {
-  const Profile base = profile({record("f", 1, {0})});
-  const Profile test = profile({record("f", 1, {3})});
+  const Profile base = profile({make_record("f", 1, {0})});
+  const Profile test = profile({make_record("f", 1, {3})});
   InstrOverlapOptions options;
   options.base_name = "base.profdata";
   const InstrOverlap o = *overlap_instr(base, test, options);
@@ -71,8 +67,8 @@ TEST(InstrOverlap, AZeroSumProfileIsNamed) {
 }
 
 TEST(InstrOverlap, TextAndJsonCarryTheSameFigures) {
-  const Profile base = profile({record("f", 1, {1, 3})});
-  const Profile test = profile({record("f", 1, {2, 2})});
+  const Profile base = profile({make_record("f", 1, {1, 3})});
+  const Profile test = profile({make_record("f", 1, {2, 2})});
   InstrOverlapOptions options;
   options.base_name = "a";
   options.test_name = "b";
@@ -83,12 +79,12 @@ TEST(InstrOverlap, TextAndJsonCarryTheSameFigures) {
 }
 
 TEST(InstrOverlap, ABaseThatCannotBeMergedIsAnErrorNotAnEmptyBase) {
-  Profile base = profile({record("f", 1, {4})});
+  Profile base = profile({make_record("f", 1, {4})});
   instrprof::TemporalTrace trace;
   trace.function_refs = {1};
   base.traces.push_back(trace);
   base.trace_stream_size = instrprof::kMaxTraceStreamSize + 1;
-  EXPECT_FALSE(overlap_instr(base, profile({record("f", 1, {2})}), {}).has_value());
+  EXPECT_FALSE(overlap_instr(base, profile({make_record("f", 1, {2})}), {}).has_value());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "format/bytes/hash.h"
+#include "format/instrprof/testing.h"
 
 namespace profkit::report {
 namespace {
@@ -15,13 +16,7 @@ using instrprof::ProfileFormat;
 using instrprof::Record;
 using instrprof::ValueData;
 
-Record make_record(std::string name, uint64_t hash, std::vector<uint64_t> counts) {
-  Record r;
-  r.name = std::move(name);
-  r.hash = hash;
-  r.counts = std::move(counts);
-  return r;
-}
+using instrprof::test::make_record;
 
 // simple.c (docs/formats/irpgo.md 8.1) at -O0, default run, merged by llvm-profdata-22: payload order.
 Profile simple22() {

@@ -9,6 +9,7 @@
 
 #include "format/bytes/hash.h"
 #include "format/bytes/zlib.h"
+#include "format/instrprof/testing.h"
 
 namespace profkit::instrprof {
 namespace {
@@ -144,13 +145,7 @@ Built build(uint64_t version_word, const std::vector<Key>& keys,
   return out;
 }
 
-Record make_record(std::string name, uint64_t hash, std::vector<uint64_t> counts) {
-  Record r;
-  r.name = std::move(name);
-  r.hash = hash;
-  r.counts = std::move(counts);
-  return r;
-}
+using test::make_record;
 
 Expected<IndexedFile> read(const std::string& s) { return read_indexed_file(as_bytes(s)); }
 

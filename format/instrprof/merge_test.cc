@@ -11,19 +11,15 @@
 #include <sstream>
 
 #include "format/bytes/hash.h"
+#include "format/instrprof/testing.h"
 
 namespace profkit::instrprof {
 namespace {
 
+using test::make_record;
+
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
-Record rec(std::string name, uint64_t hash, std::vector<uint64_t> counts) {
-  Record r;
-  r.name = std::move(name);
-  r.hash = hash;
-  r.counts = std::move(counts);
-  return r;
-}
 
 Profile ir(std::vector<Record> records) {
   Profile p;
@@ -45,14 +41,14 @@ Profile merge(std::vector<Profile> ps, std::vector<uint64_t> weights = {},
 }
 
 TEST(Merge, AddsCountsWithWeights) {
-  Profile out = merge({ir({rec("f", 1, {1, 2})}), ir({rec("f", 1, {10, 20})})}, {3, 2});
+  Profile out = merge({ir({make_record("f", 1, {1, 2})}), ir({make_record("f", 1, {10, 20})})}, {3, 2});
   ASSERT_EQ(out.records.size(), 1u);
   EXPECT_EQ(out.records[0].counts, (std::vector<uint64_t>{23, 46}));
 }
 
 TEST(Merge, KeysAreNameAndHashInFirstSeenOrder) {
-  Profile out = merge({ir({rec("b", 1, {1}), rec("a", 2, {1})}),
-                       ir({rec("a", 3, {1}), rec("b", 1, {1}), rec("c", 1, {5})})});
+  Profile out = merge({ir({make_record("b", 1, {1}), make_record("a", 2, {1})}),
+                       ir({make_record("a", 3, {1}), make_record("b", 1, {1}), make_record("c", 1, {5})})});
   ASSERT_EQ(out.records.size(), 4u);
   EXPECT_EQ(out.records[0].name, "b");
   EXPECT_EQ(out.records[0].counts[0], 2u);
@@ -65,7 +61,7 @@ TEST(Merge, KeysAreNameAndHashInFirstSeenOrder) {
 
 TEST(Merge, CounterCountMismatchWarnsAndDropsTheNewRecord) {
   std::vector<std::string> warnings;
-  Profile out = merge({ir({rec("f", 1, {1, 2})}), ir({rec("f", 1, {5, 5, 5})})}, {}, {}, &warnings);
+  Profile out = merge({ir({make_record("f", 1, {1, 2})}), ir({make_record("f", 1, {5, 5, 5})})}, {}, {}, &warnings);
   ASSERT_EQ(out.records.size(), 1u);
   EXPECT_EQ(out.records[0].counts, (std::vector<uint64_t>{1, 2}));
   ASSERT_EQ(warnings.size(), 1u);
@@ -73,7 +69,7 @@ TEST(Merge, CounterCountMismatchWarnsAndDropsTheNewRecord) {
 }
 
 TEST(Merge, Llvm22ClampsAtMaxMinusTwoAndLlvm14Saturates) {
-  const std::vector<Profile> in = {ir({rec("f", 1, {kMax - 5, 1})}), ir({rec("f", 1, {10, 1})})};
+  const std::vector<Profile> in = {ir({make_record("f", 1, {kMax - 5, 1})}), ir({make_record("f", 1, {10, 1})})};
   EXPECT_EQ(merge(in).records[0].counts[0], kMax - 2);
   MergeOptions o14;
   o14.llvm14_semantics = true;
@@ -81,9 +77,9 @@ TEST(Merge, Llvm22ClampsAtMaxMinusTwoAndLlvm14Saturates) {
 }
 
 TEST(Merge, ValueSitesMergeByValueAndSortByDescendingCount) {
-  Record a = rec("f", 1, {1});
+  Record a = make_record("f", 1, {1});
   a.value_sites[0] = {{{100, 5}, {200, 7}}};
-  Record b = rec("f", 1, {1});
+  Record b = make_record("f", 1, {1});
   b.value_sites[0] = {{{300, 7}, {100, 1}}};
   Profile out = merge({ir({a}), ir({b})});
   // 100: 5+1 = 6; 200 and 300 tie at 7 and end up in ascending value order.
@@ -91,7 +87,7 @@ TEST(Merge, ValueSitesMergeByValueAndSortByDescendingCount) {
 }
 
 TEST(Merge, MergingWithAnEmptySiteLeavesTiesInAscendingValueOrder) {
-  Record a = rec("f", 1, {1}), b = rec("f", 1, {1});
+  Record a = make_record("f", 1, {1}), b = make_record("f", 1, {1});
   a.value_sites[1] = {{{24, 156}, {1, 156}, {8, 200}}};
   b.value_sites[1].resize(1);
   Profile once = merge({ir({a})});
@@ -103,16 +99,16 @@ TEST(Merge, MergingWithAnEmptySiteLeavesTiesInAscendingValueOrder) {
 TEST(Merge, NewTargetValuesFromAWeightedInputAreNotWeighted) {
   // llvm-profdata inserts a target the destination lacks with its count as read (observed
   // with llvm-profdata 22; see the conformance test's weighted merge).
-  Record a = rec("f", 1, {1});
+  Record a = make_record("f", 1, {1});
   a.value_sites[1] = {{{8, 10}}};
-  Record b = rec("f", 1, {1});
+  Record b = make_record("f", 1, {1});
   b.value_sites[1] = {{{8, 2}, {32, 3}}};
   Profile out = merge({ir({a}), ir({b})}, {1, 5});
   EXPECT_EQ(out.records[0].value_sites[1][0], (ValueSite{{8, 20}, {32, 3}}));
 }
 
 TEST(Merge, FirstCopyIsScaledByItsWeight) {
-  Record a = rec("f", 1, {2});
+  Record a = make_record("f", 1, {2});
   a.value_sites[1] = {{{8, 3}}};
   Profile out = merge({ir({a})}, {4});
   EXPECT_EQ(out.records[0].counts[0], 8u);
@@ -120,8 +116,8 @@ TEST(Merge, FirstCopyIsScaledByItsWeight) {
 }
 
 TEST(Merge, SitesKeepAtMost255Targets) {
-  Record a = rec("f", 1, {1});
-  Record b = rec("f", 1, {1});
+  Record a = make_record("f", 1, {1});
+  Record b = make_record("f", 1, {1});
   a.value_sites[0].resize(1);
   b.value_sites[0].resize(1);
   for (uint64_t v = 0; v < 200; ++v) a.value_sites[0][0].push_back({v, 1000 - v});
@@ -136,8 +132,8 @@ TEST(Merge, SitesKeepAtMost255Targets) {
 }
 
 TEST(Merge, FlagsAreOredAndIrWithATextFrontEndProfileIsAnError) {
-  Profile a = ir({rec("f", 1, {1})});
-  Profile b = ir({rec("g", 1, {1})});
+  Profile a = ir({make_record("f", 1, {1})});
+  Profile b = ir({make_record("g", 1, {1})});
   b.flags |= kFlagEntryFirst;
   Merger m;
   ASSERT_TRUE(m.add(a, 1));
@@ -145,7 +141,7 @@ TEST(Merge, FlagsAreOredAndIrWithATextFrontEndProfileIsAnError) {
   Profile fe;  // a text profile with a :fe line
   fe.format = ProfileFormat::text;
   fe.text_front_end = true;
-  fe.records = {rec("h", 1, {1})};
+  fe.records = {make_record("h", 1, {1})};
   auto r = m.add(fe, 1);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::mismatch);
@@ -159,10 +155,10 @@ TEST(Merge, RawAndIndexedFrontEndProfilesMergeWithIrProfiles) {
   for (const ProfileFormat format : {ProfileFormat::raw, ProfileFormat::indexed}) {
     Profile fe;
     fe.format = format;
-    fe.records = {rec("h", 2, {1})};
+    fe.records = {make_record("h", 2, {1})};
     for (const bool fe_first : {true, false}) {
       Merger m;
-      Profile a = ir({rec("f", 1, {1})});
+      Profile a = ir({make_record("f", 1, {1})});
       ASSERT_TRUE(m.add(fe_first ? fe : a, 1));
       ASSERT_TRUE(m.add(fe_first ? a : fe, 1));
       const Profile out = m.finish();
@@ -216,9 +212,9 @@ TEST(Merge, ReservoirKeepsAtMostItsSize) {
 TEST(Merge, AbsorbingALaterChunkEqualsMergingInOrder) {
   std::vector<Profile> in;
   for (int i = 0; i < 6; ++i) {
-    Record r = rec("f" + std::to_string(i % 4), 1, {uint64_t(i), 1});
+    Record r = make_record("f" + std::to_string(i % 4), 1, {uint64_t(i), 1});
     r.value_sites[0] = {{{uint64_t(100 + i % 3), 2}, {7, 1}}};
-    in.push_back(ir({r, rec("g", 9, {1})}));
+    in.push_back(ir({r, make_record("g", 9, {1})}));
   }
   Merger all;
   for (const Profile& p : in) ASSERT_TRUE(all.add(p, 1));
@@ -232,9 +228,9 @@ TEST(Merge, AbsorbingALaterChunkEqualsMergingInOrder) {
 
 TEST(Merge, WeightsMakeTheMergeOrderSensitive) {
   Merger m;
-  ASSERT_TRUE(m.add(ir({rec("f", 1, {1})}), 1));
+  ASSERT_TRUE(m.add(ir({make_record("f", 1, {1})}), 1));
   EXPECT_FALSE(m.order_sensitive());
-  ASSERT_TRUE(m.add(ir({rec("f", 1, {1})}), 2));
+  ASSERT_TRUE(m.add(ir({make_record("f", 1, {1})}), 2));
   EXPECT_TRUE(m.order_sensitive());
 }
 
@@ -336,7 +332,7 @@ TEST(Merge, BulkImagesEqualMergingDecodedProfiles) {
 }
 
 TEST(Merge, SparseDropsNamesWhoseRecordsAreAllZero) {
-  Profile p = ir({rec("z", 1, {0, 0}), rec("y", 1, {0}), rec("y", 2, {3}), rec("x", 1, {1})});
+  Profile p = ir({make_record("z", 1, {0, 0}), make_record("y", 1, {0}), make_record("y", 2, {3}), make_record("x", 1, {1})});
   drop_zero_names(p);
   ASSERT_EQ(p.records.size(), 3u);
   EXPECT_EQ(p.records[0].name, "y");

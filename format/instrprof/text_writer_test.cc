@@ -4,17 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "format/bytes/hash.h"
+#include "format/instrprof/testing.h"
 
 namespace profkit::instrprof {
 namespace {
 
-Record make_record(std::string name, uint64_t hash, std::vector<uint64_t> counts) {
-  Record r;
-  r.name = std::move(name);
-  r.hash = hash;
-  r.counts = std::move(counts);
-  return r;
-}
+using test::make_record;
 
 TEST(TextWriter, WritesIrHeaderAndSortsRecordsByNameThenHash) {
   Profile p;
