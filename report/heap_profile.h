@@ -95,6 +95,9 @@ struct HeapProfile {
   // What could not be symbolized (raw inputs): dropped contexts and their allocations.
   uint64_t dropped_contexts = 0, dropped_allocations = 0;
   LivePeakSummary live_peak;
+  // The binaries read to symbolize or name the contexts (given, found beside the profile or
+  // under a given directory): inputs, which no output may overwrite.
+  std::vector<std::string> binaries;
 };
 
 struct HeapLoadOptions {

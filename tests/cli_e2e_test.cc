@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include <string>
 
@@ -336,6 +337,23 @@ TEST(NoOverwrite, MergeShowReportDiffRefuseToWriteOverAnInput) {
   expect_refused(pk() + " merge " + in.memprof + bin + " -o " + in.binary, in.binary);
 }
 
+// The profiled binary is an input however it was found: beside the profile, in a directory
+// given to --profiled-binary. Every binary opened for symbolization is checked.
+TEST(NoOverwrite, ABinaryFoundForSymbolizationIsAnInputToo) {
+  const Inputs& in = inputs();
+  const std::string dir = work_dir("no_overwrite_found_binary");
+  run_ok("cp " + in.binary + " " + in.memprof + " " + dir + "/");
+  const std::string raw = dir + "/heap.raw", binary = dir + "/heap";
+  expect_refused("cd " + dir + " && " + pk() + " report heap.raw -o heap", binary);
+  expect_refused("cd " + dir + " && " + pk() + " report " + raw + " --html " + binary, binary);
+  expect_refused(pk() + " report " + raw + " --profiled-binary=" + dir + " --html " + binary,
+                 binary);
+  expect_refused(pk() + " merge --profiled-binary=" + dir + " " + raw + " -o " + binary, binary);
+  expect_refused(pk() + " show --memory --profiled-binary=" + dir + " " + raw + " -o " + binary,
+                 binary);
+  expect_refused("cd " + dir + " && " + pk() + " diff heap.raw heap.raw -o heap", binary);
+}
+
 TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
   const Inputs& in = inputs();
   const std::string bin = " --profiled-binary " + in.binary;
@@ -349,6 +367,17 @@ TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("two outputs go to standard output"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
+  // One of them through a link to /proc/self/fd/1 (a private /dev/stdout): the same file.
+  const std::string link = in.dir + "/mystdout";
+  run_ok("ln -sfn /proc/self/fd/1 " + link);
+  r = run(pk() + " report " + in.memprof + bin + " --html " + link + " --pprof - | cat");
+  EXPECT_NE(r.err.find("two outputs go to standard output"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  // Alone, the export through the link goes to the pipe, as --html - would.
+  r = run(pk() + " report " + in.memprof + bin + " --html " + link + " | cat");
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
 }
 
 }  // namespace

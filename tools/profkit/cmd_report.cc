@@ -57,6 +57,8 @@ int run_report(ReportCommand& cmd) {
   if (!outputs_are_safe(outputs, inputs)) return 1;
   report::HeapProfile profile;
   if (!load_heaps(cmd.inputs, cmd.heap, profile)) return 1;
+  // The binaries symbolization read (found beside the profile, under a directory) too.
+  if (!outputs_are_safe(outputs, profile.binaries)) return 1;
   if (const std::string missing = report::live_peak_missing(profile, view); !missing.empty()) {
     report_error("report: " + missing);
     return 1;
