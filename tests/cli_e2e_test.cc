@@ -394,7 +394,7 @@ TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
 #else
   const std::string limit = "ulimit -v 1500000; ";
 #endif
-  for (const std::string cmd : {"show /dev/zero", "show --sample /dev/zero", "merge /dev/zero -o -",
+  for (const std::string cmd : {"show /dev/zero", "show --sample /dev/zero",
                                 "merge --sample /dev/zero -o -", "overlap --sample /dev/zero /dev/zero",
                                 "report /dev/zero"}) {
     const CommandResult r =
@@ -402,6 +402,20 @@ TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
     EXPECT_EQ(r.status, 1) << cmd << ": " << r.err;
     EXPECT_NE(r.err.find("/dev/zero"), std::string::npos) << cmd << ": " << r.err;
     EXPECT_NE(r.err.find("pipe or device"), std::string::npos) << cmd << ": " << r.err;
+  }
+  // An IR-PGO merge decides from an input's first 8 bytes (as LLVM does) whether it can be
+  // a profile at all: zeros are no magic and no text, so it stops there, whatever follows:
+  // a device, or a sparse file larger than the address space allowed (it was read whole, or
+  // failed to allocate its buffer).
+  const std::string dir = work_dir("unbounded_sparse");
+  run_ok("truncate -s 4G " + dir + "/sparse.bin");
+  for (const std::string& in : {std::string("/dev/zero"), dir + "/sparse.bin"}) {
+    const CommandResult r = run(limit + "timeout 60 " + sh_quote(profkit_bin()) + " merge " + in +
+                                " -o " + dir + "/out.profdata");
+    EXPECT_EQ(r.status, 1) << in << ": " << r.err;
+    EXPECT_EQ(r.err, in + ":0: error: expected a raw, indexed or text IR-PGO profile (bad magic)\n")
+        << in;
+    EXPECT_FALSE(file_exists(dir + "/out.profdata"));
   }
 }
 
