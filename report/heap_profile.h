@@ -125,6 +125,15 @@ HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
 // kind, and across rebuilds that do not move lines inside the functions on the chain.
 uint64_t context_id(const std::vector<HeapFrame>& frames);
 
+// Whether the profile counts accesses. An allocation-only profile (as `profkit run` records:
+// TotalAccessCount 0 everywhere) has none, and a verdict would only restate the lifetime
+// test as if accesses had been measured: every view then says the counts are missing
+// (kNoAccessCounts) and shows no verdict.
+inline bool has_access_counts(const HeapProfile& profile) { return profile.summary.accesses != 0; }
+inline constexpr std::string_view kNoAccessCounts =
+    "no access counts in this profile (allocations only, as `profkit run` records): no "
+    "hot/cold verdict";
+
 // Recomputes verdicts, `why` and the summary (after changing thresholds or contexts).
 void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& thresholds);
 
