@@ -150,7 +150,7 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
          std::string(!has_access_counts(base) && !has_access_counts(now) ? "either profile"
                      : !has_access_counts(base)                          ? "the base profile"
                                                                          : "the new profile") +
-         " (allocations only): no verdicts compared.");
+         " (allocations only): no hot/cold hints compared.");
   if (diff.changes.empty()) {
     line("");
     line("No allocation context changed.");
