@@ -25,6 +25,12 @@ TEST(Help, EveryCommandHasHelpThroughHelpAndDashDashHelp) {
     EXPECT_FALSE(via_help.out.empty()) << cmd;
     EXPECT_EQ(via_help.out, via_flag.out) << cmd;
   }
+  // `help help` explains help: the top-level help, as `help` alone (it was "unknown command
+  // 'help'; did you mean 'help'?").
+  const CommandResult help_help = run(pk() + " help help");
+  EXPECT_EQ(help_help.status, 0) << help_help.err;
+  EXPECT_EQ(help_help.out, top.out);
+  EXPECT_TRUE(help_help.err.empty()) << help_help.err;
 }
 
 TEST(Help, AMistypedCommandSuggestsTheNearest) {

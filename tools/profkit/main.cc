@@ -134,7 +134,7 @@ void add_help_command(CLI::App& app, int& exit_status) {
   CLI::App* sub = app.add_subcommand("help", "Show the help of profkit or of one command");
   sub->add_option("command", *topic, "The command to explain");
   sub->callback([&app, topic, &exit_status] {
-    if (topic->empty()) {
+    if (topic->empty() || *topic == "help") {  // `help help`: what help explains is profkit
       // app.help() would describe the selected subcommand (this one) instead.
       std::fputs(app.get_formatter()->make_help(&app, "profkit", CLI::AppFormatMode::Normal).c_str(),
                  stdout);
@@ -142,7 +142,7 @@ void add_help_command(CLI::App& app, int& exit_status) {
       return;
     }
     const CLI::App* cmd = find_command(app, *topic);
-    if (cmd == nullptr || cmd->get_name() == "help") {
+    if (cmd == nullptr) {
       exit_status = unknown_command(app, *topic);
       return;
     }
