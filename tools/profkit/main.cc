@@ -166,6 +166,10 @@ int main(int argc, char** argv) {
                "profkit"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "profkit 0.1.0");
+  // A usage error is one line, as every other error (CLI11 adds "Run with --help ...").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "profkit: error: " + std::string(e.what()) + "\n";
+  });
   int exit_status = 0;
   auto commands = registry();
   std::sort(commands.begin(), commands.end(),
