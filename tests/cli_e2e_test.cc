@@ -444,6 +444,31 @@ TEST(Options, NonsenseNumbersGetAClearError) {
     EXPECT_EQ(r.status, 1) << args;
     EXPECT_NE(r.err.find("not in range"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("cannot open"), std::string::npos) << args << ": " << r.err;
+    // One short line: no "Run with --help" line, no range ending in DBL_MAX's 309 digits.
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_LT(r.err.size(), 160u) << args << ": " << r.err;
+  }
+}
+
+// A --profiled-binary whose build id the profile does not name: one line with both ids.
+TEST(Report, AMismatchedBinaryNamesBothBuildIds) {
+  const Inputs& in = inputs();
+  const std::string dir = work_dir("report_mismatched_binary");
+  write_file(dir + "/other.c", "int main(void) { return 0; }\n");
+  run_ok("cd " + dir + " && clang-22 -g other.c -o other");
+  const std::string ids = run_ok(pk() + " build-ids " + in.binary + " " + dir + "/other").out;
+  // "elf\tBUILD-ID\tPATH" per file.
+  const std::string needed = ids.substr(ids.find('\t') + 1, 40);
+  const std::string second = ids.substr(ids.find('\n') + 1);
+  const std::string has = second.substr(second.find('\t') + 1, 40);
+  ASSERT_EQ(needed.size(), 40u) << ids;
+  ASSERT_EQ(has.size(), 40u) << ids;
+  for (const std::string& cmd : {std::string(" report "), " merge -o " + dir + "/out.profdata "}) {
+    const CommandResult r = run(pk() + cmd + in.memprof + " --profiled-binary " + dir + "/other");
+    EXPECT_EQ(r.status, 1) << cmd;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << cmd << r.err;
+    EXPECT_NE(r.err.find(needed), std::string::npos) << cmd << r.err;
+    EXPECT_NE(r.err.find(has), std::string::npos) << cmd << r.err;
   }
 }
 
