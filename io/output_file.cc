@@ -30,12 +30,16 @@ Expected<std::string> follow_symlinks(const std::string& path) {
       errno = ELOOP;
       return os_error("cannot create output");
     }
-    std::vector<char> buf(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 2);
-    const ssize_t n = ::readlink(at.c_str(), buf.data(), buf.size());
+    // Not st_size: /proc's links (/proc/self/fd/1) report a size unrelated to the target's.
+    std::vector<char> buf(4096);
+    ssize_t n;
+    while ((n = ::readlink(at.c_str(), buf.data(), buf.size())) >= 0 &&
+           static_cast<size_t>(n) == buf.size() && buf.size() < (size_t{1} << 20))
+      buf.resize(buf.size() * 2);
     if (n < 0) return os_error("cannot create output");
-    if (static_cast<size_t>(n) >= buf.size()) {  // grew since lstat: read again
-      --hops;
-      continue;
+    if (static_cast<size_t>(n) == buf.size()) {
+      errno = ENAMETOOLONG;
+      return os_error("cannot create output");
     }
     std::string target(buf.data(), static_cast<size_t>(n));
     if (target.empty() || target.front() != '/') {

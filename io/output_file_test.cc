@@ -132,6 +132,29 @@ TEST(OutputFile, SymlinkToFifoIsWrittenInPlace) {
   fs::remove_all(dir);
 }
 
+// A link to /proc/self/fd/N of a regular file: followed through the magic link to the file
+// itself (whose path is longer than the size /proc's links report, which once looped).
+TEST(OutputFile, LinkThroughProcFdReachesTheFile) {
+  const std::string dir = temp_dir() + "/procfd/" + std::string(120, 'd');
+  fs::remove_all(temp_dir() + "/procfd");
+  fs::create_directories(dir);
+  const std::string file = dir + "/target";
+  { std::ofstream(file) << "old"; }
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  const std::string link = temp_dir() + "/procfd/link";
+  fs::create_symlink("/proc/self/fd/" + std::to_string(fd), link);
+  const bool written = write_file_atomically(link, "new").has_value();
+  ::close(fd);
+  EXPECT_TRUE(written);
+  EXPECT_TRUE(fs::is_symlink(link));
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "new");
+  fs::remove_all(temp_dir() + "/procfd");
+}
+
 // A symlink loop is an error, not a hang.
 TEST(OutputFile, SymlinkLoopIsAnError) {
   const std::string dir = temp_dir() + "/loop";
