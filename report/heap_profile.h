@@ -126,10 +126,16 @@ HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
 uint64_t context_id(const std::vector<HeapFrame>& frames);
 
 // Whether the profile counts accesses. An allocation-only profile (as `profkit run` records:
-// TotalAccessCount 0 everywhere) has none, and a verdict would only restate the lifetime
-// test as if accesses had been measured: every view then says the counts are missing
-// (kNoAccessCounts) and shows no verdict.
-inline bool has_access_counts(const HeapProfile& profile) { return profile.summary.accesses != 0; }
+// TotalAccessCount and TotalLifetimeAccessDensity 0 everywhere) has none, and a verdict
+// would only restate the lifetime test as if accesses had been measured: every view then
+// says the counts are missing (kNoAccessCounts) and shows no verdict. An indexed profile's
+// default schema stores no TotalAccessCount, only the density: that is measured too.
+inline bool has_access_counts(const HeapProfile& profile) {
+  if (profile.summary.accesses != 0) return true;
+  for (const HeapContext& c : profile.contexts)
+    if (c.mib.TotalAccessCount != 0 || c.mib.TotalLifetimeAccessDensity != 0) return true;
+  return false;
+}
 inline constexpr std::string_view kNoAccessCounts =
     "no access counts in this profile (allocations only, as `profkit run` records): no "
     "hot/cold verdict";

@@ -134,6 +134,11 @@ TEST(HeapView, NoAccessCountsMeansNoVerdictInJson) {
     EXPECT_TRUE(c["verdict"].is_null()) << c.dump();
     EXPECT_NE(c["why"].get<std::string>().find("no access counts"), std::string::npos);
   }
+  // An indexed profile's default schema keeps the density but no TotalAccessCount: measured.
+  HeapProfile indexed = p;
+  for (HeapContext& c : indexed.contexts) c.mib.TotalLifetimeAccessDensity = 7;
+  classify_contexts(indexed, {});
+  EXPECT_TRUE(nlohmann::json::parse(render_report_json(indexed, o))["summary"]["access_counts"].get<bool>());
   // With access counts, verdicts as before.
   HeapProfile measured = p;
   for (HeapContext& c : measured.contexts) c.mib.TotalAccessCount = 5;

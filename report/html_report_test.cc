@@ -69,7 +69,7 @@ TEST(HtmlReport, DataCarriesEveryContextWithItsChain) {
 // its data says the counts are missing.
 TEST(HtmlReport, NoAccessCountsMeansNoVerdicts) {
   HeapProfile p = testing::sample_heap_profile();
-  for (HeapContext& c : p.contexts) c.mib.TotalAccessCount = 0;
+  for (HeapContext& c : p.contexts) c.mib.TotalAccessCount = c.mib.TotalLifetimeAccessDensity = 0;
   classify_contexts(p, {});
   const std::string page = html_report(p, FrameFilter());
   EXPECT_EQ(count(page, "\"verdict\":\"notcold\""), 0u);
