@@ -130,6 +130,23 @@ InstrProfFileKind sniff_instrprof_file(const std::string& path) {
                                                        : InstrProfFileKind::other;
 }
 
+namespace {
+// False when the first 8 bytes show `path` is no raw memprof profile and no MemProf YAML
+// (input_kind decides from them), so nothing more of it need be read: a sparse file or a
+// device of zeros is not mapped or read whole here. True when it may be (or cannot be
+// told without reading, as a pipe).
+bool may_be_raw_or_yaml_memprof(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // MappedFile::open fails the same way
+  uint8_t head[8];
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  if (n < 0) return true;
+  const memprof::InputKind kind = memprof::input_kind(Bytes(head, static_cast<size_t>(n)));
+  return kind == memprof::InputKind::raw || kind == memprof::InputKind::yaml;
+}
+}  // namespace
+
 MemProfRoute route_memprof_inputs(std::vector<WeightedPath>& inputs) {
   MemProfRoute route;
   std::erase_if(inputs, [&](const WeightedPath& in) {
@@ -147,6 +164,7 @@ MemProfRoute route_memprof_inputs(std::vector<WeightedPath>& inputs) {
       case InstrProfFileKind::other:
         break;
     }
+    if (!may_be_raw_or_yaml_memprof(in.path)) return false;
     auto f = MappedFile::open(in.path);
     if (!f) return false;  // the IR-PGO merge reports it
     const auto kind = memprof::input_kind(f->bytes());

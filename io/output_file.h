@@ -15,8 +15,10 @@ inline bool is_stdout_path(std::string_view path) { return path.empty() || path 
 
 class OutputFile {
  public:
-  // Creates `path`.tmp.XXXXXX in the target's directory. "-" means standard output, and an
-  // existing target that is not a regular file (/dev/null, a FIFO, a terminal) is opened and
+  // Creates TARGET.tmp.XXXXXX in the target's directory, TARGET being `path` with its
+  // symlinks followed (a link given as output stays a link; the file it names is replaced).
+  // "-" means standard output, and an existing target that is not a regular file
+  // (/dev/null, a FIFO, a terminal, a link to one or to /proc/self/fd/1) is opened and
   // written directly: renaming over it would replace the device with a regular file.
   static Expected<OutputFile> create(const std::string& path);
 
@@ -33,7 +35,8 @@ class OutputFile {
  private:
   OutputFile() = default;
 
-  std::string path_;
+  std::string path_;         // as given (messages)
+  std::string target_path_;  // path_ with its symlinks followed: what the rename replaces
   std::string temp_path_;
   int fd_ = -1;
   bool is_stdout_ = false;

@@ -16,6 +16,8 @@
 
 #include "format/instrprof/raw_reader.h"
 #include "format/instrprof/reader.h"
+#include "format/instrprof/text_reader.h"
+#include "format/instrprof/indexed_header.h"
 
 namespace profkit {
 
@@ -58,7 +60,17 @@ class InputBuffer {
   size_t capacity_ = 0;
 };
 
-// Reads a whole file into `buf`.
+// Whether an input starting with these 8 bytes can be an IR-PGO profile: read_profile
+// decides from them alone (a magic, or text in the first 8 bytes as LLVM checks), so an
+// input that fails here gets its bad-magic error from these bytes, the rest unread.
+bool may_be_profile(Bytes head) {
+  return instrprof::has_raw_magic(head) || instrprof::has_indexed_magic(head) ||
+         instrprof::looks_like_text_profile(as_string_view(head));
+}
+constexpr size_t kHead = 8;
+
+// Reads a whole file into `buf`; only its first 8 bytes when they show it is no profile (a
+// 20 GB sparse file or /dev/zero costs no memory, and its error is the same).
 Expected<void> read_into(const std::string& path, InputBuffer& buf) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -74,9 +86,24 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular) size = static_cast<size_t>(st.st_size);
   buf.set_size(0);
+  if (regular && size >= kHead) {  // before the buffer for the whole file is allocated
+    uint8_t head[kHead];
+    ssize_t n;
+    do n = ::pread(fd, head, kHead, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return fail(0, "read failed: ");
+    if (n == static_cast<ssize_t>(kHead) && !may_be_profile(Bytes(head, kHead))) {
+      if (!buf.reserve(1 << 16)) return fail(0, "cannot allocate the input buffer: ");
+      std::memcpy(buf.data(), head, kHead);
+      buf.set_size(kHead);
+      ::close(fd);
+      return {};
+    }
+  }
   if (!buf.reserve(std::max<size_t>(size + 1, 1 << 16)))  // +1: EOF shows without growing
     return fail(0, "cannot allocate the input buffer: ");
   size_t got = 0;
+  bool head_checked = regular;
   for (;;) {
     if (got == buf.capacity() && !buf.reserve(buf.capacity() * 2))
       return fail(got, "cannot allocate the input buffer: ");
@@ -86,6 +113,14 @@ Expected<void> read_into(const std::string& path, InputBuffer& buf) {
     if (n == 0) break;
     got += static_cast<size_t>(n);
     buf.set_size(got);
+    if (!head_checked && got >= kHead) {  // a pipe or device: stop at its first 8 bytes
+      head_checked = true;
+      if (!may_be_profile(Bytes(buf.data(), kHead))) {
+        buf.set_size(kHead);
+        ::close(fd);
+        return {};
+      }
+    }
     if (!regular && got > MappedFile::kMaxStreamedInput) {  // the same bound as MappedFile
       ::close(fd);
       return MappedFile::stream_limit_error();

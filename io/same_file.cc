@@ -3,6 +3,7 @@
 #include "io/output_file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -28,6 +29,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+bool names_standard_output(const std::string& path) {
+  if (is_stdout_path(path)) return true;
+  struct stat so {}, sp {};
+  if (fstat(STDOUT_FILENO, &so) != 0 || stat(path.c_str(), &sp) != 0) return false;
+  return so.st_dev == sp.st_dev && so.st_ino == sp.st_ino;
+}
+
 std::optional<OutputClash> find_output_clash(std::span<const std::string> outputs,
                                              std::span<const std::string> inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -36,7 +44,9 @@ std::optional<OutputClash> find_output_clash(std::span<const std::string> output
       if (same_file(out, in)) return OutputClash{out, in, false};
     for (size_t j = 0; j < i; ++j) {
       const std::string& other = outputs[j];
-      const bool both_stdout = out == "-" && other == "-";
+      // "-" and a path to the file fd 1 is open on (a link to /proc/self/fd/1) are one file.
+      const bool both_stdout = (out == "-" && names_standard_output(other)) ||
+                               (other == "-" && names_standard_output(out));
       if (both_stdout || (!is_stdout_path(out) && !is_stdout_path(other) &&
                           (same_file(out, other) || normalized(out) == normalized(other))))
         return OutputClash{out, other, true};
@@ -46,8 +56,13 @@ std::optional<OutputClash> find_output_clash(std::span<const std::string> output
 }
 
 std::string describe(const OutputClash& clash) {
-  if (clash.other_is_output && clash.output == "-")
+  if (clash.other_is_output && clash.output == "-" && clash.other == "-")
     return "-: error: two outputs go to standard output; give all but one a file name";
+  if (clash.other_is_output && (clash.output == "-" || clash.other == "-")) {
+    const std::string& named = clash.output == "-" ? clash.other : clash.output;
+    return named + ": error: two outputs go to standard output (this path names the file "
+           "standard output is open on, and - is given too); give all but one a file name";
+  }
   if (clash.other_is_output)
     return clash.output + ": error: two outputs would be written to this file (also given as " +
            clash.other + ")";

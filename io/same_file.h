@@ -12,6 +12,11 @@ namespace profkit {
 // True when both paths exist and are the same file. Standard streams ("-", "") never are.
 bool same_file(const std::string& a, const std::string& b);
 
+// True for "-" and "", and for a path that names the file standard output (fd 1) is open
+// on, as the kernel sees it (device and inode): /dev/stdout, a link to /proc/self/fd/1, or
+// the file stdout was redirected to.
+bool names_standard_output(const std::string& path);
+
 // The first clash among a command's outputs: an output that is one of `inputs`, or that is
 // another of `outputs` (two exports to one file, or two to standard output). Outputs that do
 // not exist yet are compared by their normalized absolute path.

@@ -22,15 +22,21 @@ std::string signed_count(int64_t v) {
   const std::string g = grouped(static_cast<uint64_t>(v < 0 ? -v : v));
   return (v > 0 ? "+" : v < 0 ? "-" : "") + g;
 }
-nlohmann::ordered_json side_json(const HeapContext* c) {
+nlohmann::ordered_json side_json(const HeapContext* c, bool verdicts) {
   if (c == nullptr) return nullptr;
   return {{"AllocCount", c->mib.AllocCount},
           {"TotalSize", c->mib.TotalSize},
           {"TotalAccessCount", c->mib.TotalAccessCount},
           {"avg_lifetime_s", c->avg_lifetime_s()},
           {"lifetime_access_density", c->lifetime_access_density()},
-          {"verdict", verdict_name(c->verdict)},
-          {"why", c->why}};
+          {"verdict", verdicts ? nlohmann::ordered_json(verdict_name(c->verdict)) : nullptr},
+          {"why", verdicts ? c->why : std::string(kNoAccessCounts)}};
+}
+
+// Verdicts are compared only when both profiles count accesses (has_access_counts): an
+// allocation-only profile's verdict would only restate the lifetime test.
+bool both_measured(const HeapProfile& base, const HeapProfile& now) {
+  return has_access_counts(base) && has_access_counts(now);
 }
 
 }  // namespace
@@ -49,6 +55,7 @@ HeapDiff diff_heap_profiles(const HeapProfile& base, const HeapProfile& now) {
   std::unordered_map<uint64_t, const HeapContext*> base_by_id;
   for (const HeapContext& c : base.contexts) base_by_id.emplace(c.id, &c);
   std::unordered_map<uint64_t, bool> matched;
+  const bool verdicts = both_measured(base, now);
   for (const HeapContext& c : now.contexts) {
     ContextChange ch;
     ch.id = c.id;
@@ -71,7 +78,7 @@ HeapDiff diff_heap_profiles(const HeapProfile& base, const HeapProfile& now) {
     ch.count_delta = delta(c.mib.AllocCount, b.mib.AllocCount);
     ch.accesses_delta = delta(c.mib.TotalAccessCount, b.mib.TotalAccessCount);
     ch.lifetime_delta_ms = c.avg_lifetime_ms() - b.avg_lifetime_ms();
-    ch.verdict_flipped = c.verdict != b.verdict;
+    ch.verdict_flipped = verdicts && c.verdict != b.verdict;
     const double lifetime_base = std::max(b.avg_lifetime_ms(), c.avg_lifetime_ms());
     const bool lifetime_moved = std::fabs(ch.lifetime_delta_ms) > 1 &&
                                 std::fabs(ch.lifetime_delta_ms) > 0.1 * lifetime_base;
@@ -133,17 +140,25 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
   line("  bytes " + human_bytes(static_cast<double>(b.bytes)) + " -> " +
        human_bytes(static_cast<double>(n.bytes)) + " (" + signed_bytes(delta(n.bytes, b.bytes)) +
        "), accesses " + grouped(b.accesses) + " -> " + grouped(n.accesses));
-  line("  cold " + grouped(b.cold_contexts) + " -> " + grouped(n.cold_contexts) +
-       " contexts (" + human_bytes(static_cast<double>(b.cold_bytes)) + " -> " +
-       human_bytes(static_cast<double>(n.cold_bytes)) + ")");
+  const bool verdicts = both_measured(base, now);
+  if (verdicts)
+    line("  cold " + grouped(b.cold_contexts) + " -> " + grouped(n.cold_contexts) +
+         " contexts (" + human_bytes(static_cast<double>(b.cold_bytes)) + " -> " +
+         human_bytes(static_cast<double>(n.cold_bytes)) + ")");
+  else
+    line("  No access counts in " +
+         std::string(!has_access_counts(base) && !has_access_counts(now) ? "either profile"
+                     : !has_access_counts(base)                          ? "the base profile"
+                                                                         : "the new profile") +
+         " (allocations only): no hot/cold hints compared.");
   if (diff.changes.empty()) {
     line("");
     line("No allocation context changed.");
     return out;
   }
-  line("  " + grouped(diff.changed) + " changed (" + grouped(diff.flipped) +
-       " verdict flips), " + grouped(diff.added) + " new, " + grouped(diff.vanished) +
-       " vanished");
+  line("  " + grouped(diff.changed) + " changed" +
+       (verdicts ? " (" + grouped(diff.flipped) + " verdict flips)" : std::string()) + ", " +
+       grouped(diff.added) + " new, " + grouped(diff.vanished) + " vanished");
   const size_t shown = o.top == 0 ? diff.changes.size() : std::min(o.top, diff.changes.size());
   for (size_t i = 0; i < shown; ++i) {
     const ContextChange& ch = diff.changes[i];
@@ -157,14 +172,16 @@ std::string render_diff_text(const HeapProfile& base, const HeapProfile& now,
     line(m);
     if (ch.base != nullptr && ch.now != nullptr) {
       std::string v = "   lifetime avg " + lifetime_text(ch.base->avg_lifetime_ms()) + " -> " +
-                      lifetime_text(ch.now->avg_lifetime_ms()) + ", verdict " +
-                      std::string(verdict_name(ch.base->verdict));
+                      lifetime_text(ch.now->avg_lifetime_ms());
+      if (verdicts) v += ", verdict " + std::string(verdict_name(ch.base->verdict));
       if (ch.verdict_flipped)
         v += " -> " + color("1", std::string(verdict_name(ch.now->verdict)));
       line(v);
       if (ch.verdict_flipped) line("   why now: " + ch.now->why);
-    } else {
+    } else if (verdicts) {
       line("   verdict " + std::string(verdict_name(ch.any().verdict)) + ": " + ch.any().why);
+    } else {
+      line("   lifetime avg " + lifetime_text(ch.any().avg_lifetime_ms()));
     }
     out += chain_lines(ch.any().frames, o.frames, width, "     ");
   }
@@ -176,13 +193,18 @@ std::string render_diff_json(const HeapProfile& base, const HeapProfile& now,
   nlohmann::ordered_json j;
   j["base"] = base.path;
   j["new"] = now.path;
-  auto summary = [](const HeapSummary& s) {
-    return nlohmann::ordered_json{{"contexts", s.contexts}, {"allocations", s.allocations},
-                                  {"bytes", s.bytes},       {"accesses", s.accesses},
-                                  {"cold_contexts", s.cold_contexts}, {"cold_bytes", s.cold_bytes}};
+  const bool verdicts = both_measured(base, now);
+  auto summary = [](const HeapProfile& p) {
+    const HeapSummary& s = p.summary;
+    const bool measured = has_access_counts(p);
+    auto v = [measured](uint64_t n) { return measured ? nlohmann::ordered_json(n) : nullptr; };
+    return nlohmann::ordered_json{{"contexts", s.contexts},         {"allocations", s.allocations},
+                                  {"bytes", s.bytes},               {"accesses", s.accesses},
+                                  {"access_counts", measured},
+                                  {"cold_contexts", v(s.cold_contexts)}, {"cold_bytes", v(s.cold_bytes)}};
   };
-  j["base_summary"] = summary(base.summary);
-  j["new_summary"] = summary(now.summary);
+  j["base_summary"] = summary(base);
+  j["new_summary"] = summary(now);
   j["counts"] = {{"changed", diff.changed},
                  {"new", diff.added},
                  {"vanished", diff.vanished},
@@ -200,8 +222,8 @@ std::string render_diff_json(const HeapProfile& base, const HeapProfile& now,
     c["accesses_delta"] = ch.accesses_delta;
     c["lifetime_delta_s"] = ch.lifetime_delta_ms / 1000;
     c["verdict_flipped"] = ch.verdict_flipped;
-    c["base"] = side_json(ch.base);
-    c["new"] = side_json(ch.now);
+    c["base"] = side_json(ch.base, verdicts);
+    c["new"] = side_json(ch.now, verdicts);
     nlohmann::ordered_json frames = nlohmann::ordered_json::array();
     for (const HeapFrame& f : ch.any().frames)
       frames.push_back({{"function", f.function},

@@ -84,6 +84,31 @@ TEST(HeapDiff, VerdictFlipIsAChangeEvenWithEqualCounts) {
   EXPECT_EQ(d.flipped, 1u);
 }
 
+// Allocation-only profiles (no access counts): no verdicts, no flips, in text and JSON.
+TEST(HeapDiff, NoAccessCountsMeansNoVerdicts) {
+  auto unmeasured = [](std::string sites) {
+    for (size_t at; (at = sites.find("TotalAccessCount: 10")) != std::string::npos;)
+      sites.replace(at, 20, "TotalAccessCount: 0");
+    return sites;
+  };
+  const HeapProfile base = load("noacc_base", unmeasured(site("main", 1, 2, 64, 1000) +
+                                                        site("main", 2, 2, 64, 1000)));
+  const HeapProfile now = load("noacc_now", unmeasured(site("main", 1, 2, 64, 4000) +
+                                                       site("main", 3, 2, 64, 1000)));
+  const HeapDiff d = diff_heap_profiles(base, now);
+  EXPECT_EQ(d.flipped, 0u);
+  ViewOptions o;
+  o.top = 0;
+  const std::string text = render_diff_text(base, now, d, o);
+  EXPECT_EQ(text.find("verdict"), std::string::npos) << text;
+  EXPECT_EQ(text.find("notcold"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n  cold "), std::string::npos) << text;  // the summary of verdicts
+  EXPECT_NE(text.find("No access counts"), std::string::npos) << text;
+  const std::string json = render_diff_json(base, now, d, o);
+  EXPECT_EQ(json.find("notcold"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"cold\""), std::string::npos) << json;
+}
+
 TEST(HeapDiff, SmallLifetimeJitterIsNotAChange) {
   const HeapProfile base = load("jitter_base", site("main", 1, 2, 64, 200));
   const HeapProfile now = load("jitter_now", site("main", 1, 2, 64, 210));

@@ -103,6 +103,7 @@ Expected<HeapProfile> load_raw(memprof::MergedRaw merged_raw, const HeapLoadOpti
   symbolize::MemProfSymbolizer& symbolizer = *raw.symbolizer;
   HeapProfile profile;
   profile.kind = "raw v" + std::to_string(merged.version);
+  profile.binaries = symbolizer.matched_binaries();
   std::unordered_map<uint64_t, const memprof::LivePeakEntry*> live;
   if (merged.live_peak) {
     const memprof::LivePeak& lp = *merged.live_peak;
@@ -322,7 +323,7 @@ Expected<HeapProfile> load_heap_profile(const std::string& path, const HeapLoadO
     symbolize::FunctionTable functions;
     if (!options.binaries.empty()) {
       if (options.progress) options.progress(0, 1);
-      auto table = symbolize::read_function_table(options.binaries);
+      auto table = symbolize::read_function_table(options.binaries, &profile.binaries);
       if (!table) {
         if (options.failed_path != nullptr && options.binaries.size() == 1)
           *options.failed_path = options.binaries.front();
@@ -349,6 +350,7 @@ HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
   for (size_t i = 0; i < profiles.size(); ++i) {
     HeapProfile& p = profiles[i];
     out.path += (i == 0 ? "" : ", ") + p.path;
+    out.binaries.insert(out.binaries.end(), p.binaries.begin(), p.binaries.end());
     if (p.kind != out.kind) out.kind = "mixed";
     for (HeapContext& c : p.contexts) {
       memprof::LivePeakEntry live;

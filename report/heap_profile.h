@@ -95,6 +95,9 @@ struct HeapProfile {
   // What could not be symbolized (raw inputs): dropped contexts and their allocations.
   uint64_t dropped_contexts = 0, dropped_allocations = 0;
   LivePeakSummary live_peak;
+  // The binaries read to symbolize or name the contexts (given, found beside the profile or
+  // under a given directory): inputs, which no output may overwrite.
+  std::vector<std::string> binaries;
 };
 
 struct HeapLoadOptions {
@@ -121,6 +124,21 @@ HeapProfile merge_heap_profiles(std::vector<HeapProfile> profiles,
 // columns and inline flags): the same source context gets the same id whatever the input
 // kind, and across rebuilds that do not move lines inside the functions on the chain.
 uint64_t context_id(const std::vector<HeapFrame>& frames);
+
+// Whether the profile counts accesses. An allocation-only profile (as `profkit run` records:
+// TotalAccessCount and TotalLifetimeAccessDensity 0 everywhere) has none, and a verdict
+// would only restate the lifetime test as if accesses had been measured: every view then
+// says the counts are missing (kNoAccessCounts) and shows no verdict. An indexed profile's
+// default schema stores no TotalAccessCount, only the density: that is measured too.
+inline bool has_access_counts(const HeapProfile& profile) {
+  if (profile.summary.accesses != 0) return true;
+  for (const HeapContext& c : profile.contexts)
+    if (c.mib.TotalAccessCount != 0 || c.mib.TotalLifetimeAccessDensity != 0) return true;
+  return false;
+}
+inline constexpr std::string_view kNoAccessCounts =
+    "no access counts in this profile (allocations only, as `profkit run` records): no "
+    "hot/cold verdict";
 
 // Recomputes verdicts, `why` and the summary (after changing thresholds or contexts).
 void classify_contexts(HeapProfile& profile, const memprof::ClassifyOptions& thresholds);

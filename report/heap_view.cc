@@ -310,7 +310,7 @@ std::string render_report_text(const HeapProfile& p, const ViewOptions& o) {
   }
   // Without access counts (an allocation-only profile) a verdict would only restate the
   // lifetime test: say what is missing instead of printing hints that look measured.
-  const bool measured = s.accesses != 0;
+  const bool measured = has_access_counts(p);
   if (!measured) {
     line(fit("No access counts in this profile (allocations only, as `profkit run` records),",
              static_cast<size_t>(width)));
@@ -405,16 +405,20 @@ void render_report_json(const HeapProfile& p, const ViewOptions& o,
                       t.min_ave_lifetime_access_density_hot_threshold},
                      {"use_hot_hints", t.use_hot_hints}};
   const HeapSummary& s = p.summary;
+  const bool measured = has_access_counts(p);
+  // Without access counts there are no verdicts to count: null, not zeros that look measured.
+  auto verdicts = [measured](uint64_t v) { return measured ? nlohmann::ordered_json(v) : nullptr; };
   j["summary"] = {{"contexts", s.contexts},
                   {"allocations", s.allocations},
                   {"bytes", s.bytes},
                   {"accesses", s.accesses},
-                  {"cold_contexts", s.cold_contexts},
-                  {"cold_bytes", s.cold_bytes},
-                  {"not_cold_contexts", s.not_cold_contexts},
-                  {"not_cold_bytes", s.not_cold_bytes},
-                  {"hot_contexts", s.hot_contexts},
-                  {"hot_bytes", s.hot_bytes},
+                  {"access_counts", measured},
+                  {"cold_contexts", verdicts(s.cold_contexts)},
+                  {"cold_bytes", verdicts(s.cold_bytes)},
+                  {"not_cold_contexts", verdicts(s.not_cold_contexts)},
+                  {"not_cold_bytes", verdicts(s.not_cold_bytes)},
+                  {"hot_contexts", verdicts(s.hot_contexts)},
+                  {"hot_bytes", verdicts(s.hot_bytes)},
                   {"dropped_contexts", p.dropped_contexts},
                   {"dropped_allocations", p.dropped_allocations}};
   j["absent_fields"] = p.absent_fields;
@@ -446,8 +450,13 @@ void render_report_json(const HeapProfile& p, const ViewOptions& o,
     nlohmann::ordered_json c;
     c["rank"] = i + 1;
     c["id"] = hex_id(ctx.id);
-    c["verdict"] = verdict_name(ctx.verdict);
-    c["why"] = ctx.why;
+    if (measured) {
+      c["verdict"] = verdict_name(ctx.verdict);
+      c["why"] = ctx.why;
+    } else {
+      c["verdict"] = nullptr;
+      c["why"] = kNoAccessCounts;
+    }
     c["avg_size"] = ctx.avg_size();
     c["avg_lifetime_s"] = ctx.avg_lifetime_s();
     c["avg_accesses"] = ctx.avg_accesses();

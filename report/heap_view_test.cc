@@ -117,6 +117,37 @@ TEST(HeapView, JsonHasTheTextsContextsInOrder) {
   EXPECT_TRUE(j["contexts"][0]["frames"][0]["inlined"].get<bool>());
 }
 
+// An allocation-only profile (no access counts, as `profkit run` records) gets no verdict
+// in JSON either: the text says the counts are missing, and JSON must not say "notcold".
+TEST(HeapView, NoAccessCountsMeansNoVerdictInJson) {
+  const HeapProfile p = sample();  // TotalAccessCount 0 everywhere
+  ViewOptions o;
+  o.top = 0;
+  const std::string text = render_report_json(p, o);
+  EXPECT_EQ(text.find("notcold"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["summary"]["access_counts"].get<bool>());
+  EXPECT_TRUE(j["summary"]["not_cold_contexts"].is_null());
+  EXPECT_TRUE(j["summary"]["cold_contexts"].is_null());
+  ASSERT_EQ(j["contexts"].size(), 3u);
+  for (const auto& c : j["contexts"]) {
+    EXPECT_TRUE(c["verdict"].is_null()) << c.dump();
+    EXPECT_NE(c["why"].get<std::string>().find("no access counts"), std::string::npos);
+  }
+  // An indexed profile's default schema keeps the density but no TotalAccessCount: measured.
+  HeapProfile indexed = p;
+  for (HeapContext& c : indexed.contexts) c.mib.TotalLifetimeAccessDensity = 7;
+  classify_contexts(indexed, {});
+  EXPECT_TRUE(nlohmann::json::parse(render_report_json(indexed, o))["summary"]["access_counts"].get<bool>());
+  // With access counts, verdicts as before.
+  HeapProfile measured = p;
+  for (HeapContext& c : measured.contexts) c.mib.TotalAccessCount = 5;
+  classify_contexts(measured, {});
+  const auto m = nlohmann::json::parse(render_report_json(measured, o));
+  EXPECT_TRUE(m["summary"]["access_counts"].get<bool>());
+  EXPECT_EQ(m["contexts"][0]["verdict"], "notcold");
+}
+
 TEST(HeapView, Formatting) {
   EXPECT_EQ(human_bytes(512), "512 B");
   EXPECT_EQ(human_bytes(1536), "1.50 KiB");

@@ -46,6 +46,8 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
   std::map<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t, bool>, size_t>
       frame_index;
   Json contexts = Json::array();
+  // Without access counts no verdict is given (heap_profile.h, has_access_counts).
+  const bool measured = has_access_counts(profile);
   for (const HeapContext& context : profile.contexts) {
     Json chain = Json::array();
     size_t folded = 0;
@@ -79,8 +81,8 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
                         {"avg_size", context.avg_size()},
                         {"avg_lifetime_s", context.avg_lifetime_s()},
                         {"density", context.lifetime_access_density()},
-                        {"verdict", verdict_name(context.verdict)},
-                        {"why", context.why}});
+                        {"verdict", measured ? verdict_name(context.verdict) : ""},
+                        {"why", measured ? std::string(context.why) : std::string(kNoAccessCounts)}});
     if (profile.live_peak.present) {
       Json& c = contexts.back();
       c["live_bytes"] = context.live_bytes;
@@ -90,6 +92,7 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
     }
   }
   const HeapSummary& s = profile.summary;
+  auto verdicts = [measured](uint64_t v) { return measured ? Json(v) : Json(nullptr); };
   Json data = {{"path", profile.path},
                {"kind", profile.kind},
                {"summary",
@@ -97,12 +100,13 @@ std::string html_report_data(const HeapProfile& profile, const FrameFilter& filt
                  {"allocations", s.allocations},
                  {"bytes", s.bytes},
                  {"accesses", s.accesses},
-                 {"cold_contexts", s.cold_contexts},
-                 {"hot_contexts", s.hot_contexts},
-                 {"not_cold_contexts", s.not_cold_contexts},
-                 {"cold_bytes", s.cold_bytes},
-                 {"hot_bytes", s.hot_bytes},
-                 {"not_cold_bytes", s.not_cold_bytes}}},
+                 {"access_counts", measured},
+                 {"cold_contexts", verdicts(s.cold_contexts)},
+                 {"hot_contexts", verdicts(s.hot_contexts)},
+                 {"not_cold_contexts", verdicts(s.not_cold_contexts)},
+                 {"cold_bytes", verdicts(s.cold_bytes)},
+                 {"hot_bytes", verdicts(s.hot_bytes)},
+                 {"not_cold_bytes", verdicts(s.not_cold_bytes)}}},
                {"dropped_contexts", profile.dropped_contexts},
                {"dropped_allocations", profile.dropped_allocations},
                {"frames", std::move(frames)},

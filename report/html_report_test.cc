@@ -65,6 +65,25 @@ TEST(HtmlReport, DataCarriesEveryContextWithItsChain) {
   EXPECT_EQ(folded["contexts"][1]["frames"].size(), 2u);
 }
 
+// Without access counts the page gets no verdicts (no "not cold" card, no notcold hints):
+// its data says the counts are missing.
+TEST(HtmlReport, NoAccessCountsMeansNoVerdicts) {
+  HeapProfile p = testing::sample_heap_profile();
+  for (HeapContext& c : p.contexts) c.mib.TotalAccessCount = c.mib.TotalLifetimeAccessDensity = 0;
+  classify_contexts(p, {});
+  const std::string page = html_report(p, FrameFilter());
+  EXPECT_EQ(count(page, "\"verdict\":\"notcold\""), 0u);
+  EXPECT_EQ(count(page, "\"verdict\":\"cold\""), 0u);
+  const json data = json::parse(html_report_data(p, FrameFilter()));
+  EXPECT_FALSE(data["summary"]["access_counts"].get<bool>());
+  for (const json& c : data["contexts"]) {
+    EXPECT_EQ(c["verdict"], "") << c.dump();
+    EXPECT_NE(c["why"].get<std::string>().find("no access counts"), std::string::npos);
+  }
+  const json measured = json::parse(html_report_data(testing::sample_heap_profile(), FrameFilter()));
+  EXPECT_TRUE(measured["summary"]["access_counts"].get<bool>());
+}
+
 TEST(HtmlReport, DataCarriesLeaksAndPeakWhenTheProfileHasThem) {
   HeapProfile p = testing::sample_heap_profile();
   EXPECT_TRUE(json::parse(html_report_data(p, FrameFilter()))["live_peak"].is_null());

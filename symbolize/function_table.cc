@@ -76,7 +76,8 @@ bool add_file(const std::string& path, FunctionTable& table) {
 
 }  // namespace
 
-Expected<FunctionTable> read_function_table(const std::vector<std::string>& paths) {
+Expected<FunctionTable> read_function_table(const std::vector<std::string>& paths,
+                                            std::vector<std::string>* read) {
   elf_version(EV_CURRENT);
   FunctionTable table;
   for (const std::string& path : paths) {
@@ -85,12 +86,14 @@ Expected<FunctionTable> read_function_table(const std::vector<std::string>& path
       if (!add_file(path, table))
         return make_error(ErrorCode::invalid_argument, kNoOffset,
                           "cannot read the profiled binary " + path + " as an ELF file");
+      if (read != nullptr) read->push_back(path);
       continue;
     }
     for (auto it = std::filesystem::recursive_directory_iterator(
              path, std::filesystem::directory_options::skip_permission_denied, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) add_file(it->path().string(), table);
+      if (it->is_regular_file(ec) && add_file(it->path().string(), table) && read != nullptr)
+        read->push_back(it->path().string());
     }
   }
   return table;

@@ -23,6 +23,8 @@ using FunctionTable = std::unordered_map<uint64_t, FunctionInfo>;
 
 // `paths`: ELF files, or directories searched recursively (non-ELF files there are skipped).
 // A named file that cannot be opened as ELF is an error naming it.
-Expected<FunctionTable> read_function_table(const std::vector<std::string>& paths);
+// `read`, when given, gets every file that was read as ELF (what a command must not overwrite).
+Expected<FunctionTable> read_function_table(const std::vector<std::string>& paths,
+                                            std::vector<std::string>* read = nullptr);
 
 }  // namespace profkit::symbolize

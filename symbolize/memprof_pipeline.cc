@@ -82,6 +82,7 @@ Expected<memprof::MemProfData> load_memprof_records(memprof::MemProfFile file,
       report.raw_version = merged.version;
       report.segments = merged.segments;
       MemProfSymbolizer* s = raw.symbolizer.get();
+      report.binaries = s->matched_binaries();
       note_dropped_objects(merged, *s, report);
       memprof::ConversionStats stats;
       PROFKIT_TRY_ASSIGN(auto data, memprof::records_from_raw_consuming(

@@ -32,6 +32,9 @@ struct MemProfInputReport {
   };
   std::vector<DroppedObject> dropped_objects;
   uint64_t stacks_kept = 0;            // raw stack entries that kept a PC
+  // The binaries opened and used to symbolize (raw inputs): inputs of the command, which
+  // must not write over them, however they were found (a directory, beside the profile).
+  std::vector<std::string> binaries;
   MemProfSymbolizerStats symbolizer;   // PC counts (raw inputs)
 };
 

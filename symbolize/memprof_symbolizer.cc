@@ -280,6 +280,22 @@ Drop lookup(Binary& b, uint64_t addr, memprof::SymbolizedPc& out) {
   return Drop::none;
 }
 
+// LLVM's words, then the build id the binary has and the one the profile needs (its
+// executable's: the first segment with a build id), so a wrong binary is seen at once.
+std::string no_matching_segments(const std::string& path, const std::vector<uint8_t>& has,
+                                 std::span<const memprof::Segment> segments) {
+  std::string needed;
+  for (const auto& seg : segments)
+    if (!seg.build_id.empty()) {
+      needed = build_id_hex(seg.build_id);
+      break;
+    }
+  return "No matching executable segments found in binary " + path + ": its build id is " +
+         build_id_hex(has) + ", the profile needs " +
+         (needed.empty() ? std::string("a binary it names by build id (it names none)")
+                         : needed + " (the profiled executable)");
+}
+
 void collect_files(const std::string& path, std::vector<std::string>& files) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) {
@@ -385,7 +401,7 @@ Expected<std::unique_ptr<MemProfSymbolizer>> MemProfSymbolizer::create(
       for (const auto& seg : segments)
         if (!seg.build_id.empty() && seg.build_id == b->build_id) matches.push_back(&seg);
       if (s->llvm_compatible_) {
-        if (matches.empty()) return fail("No matching executable segments found in binary " + path);
+        if (matches.empty()) return fail(no_matching_segments(path, b->build_id, segments));
         if (matches.size() > 1)
           return fail("We expect only one executable segment in the profiled binary " + path);
         if (b->exec_loads.size() != 1)
@@ -402,7 +418,7 @@ Expected<std::unique_ptr<MemProfSymbolizer>> MemProfSymbolizer::create(
         b->matched = true;
       }
       if (matches.empty() && explicit_files.count(path) != 0 && paths.size() == 1)
-        return fail("No matching executable segments found in binary " + path);
+        return fail(no_matching_segments(path, b->build_id, segments));
     }
     if (b->matched) s->binaries_.push_back(std::move(b));
   }

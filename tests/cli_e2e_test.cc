@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include <string>
 
@@ -24,6 +25,12 @@ TEST(Help, EveryCommandHasHelpThroughHelpAndDashDashHelp) {
     EXPECT_FALSE(via_help.out.empty()) << cmd;
     EXPECT_EQ(via_help.out, via_flag.out) << cmd;
   }
+  // `help help` explains help: the top-level help, as `help` alone (it was "unknown command
+  // 'help'; did you mean 'help'?").
+  const CommandResult help_help = run(pk() + " help help");
+  EXPECT_EQ(help_help.status, 0) << help_help.err;
+  EXPECT_EQ(help_help.out, top.out);
+  EXPECT_TRUE(help_help.err.empty()) << help_help.err;
 }
 
 TEST(Help, AMistypedCommandSuggestsTheNearest) {
@@ -336,6 +343,23 @@ TEST(NoOverwrite, MergeShowReportDiffRefuseToWriteOverAnInput) {
   expect_refused(pk() + " merge " + in.memprof + bin + " -o " + in.binary, in.binary);
 }
 
+// The profiled binary is an input however it was found: beside the profile, in a directory
+// given to --profiled-binary. Every binary opened for symbolization is checked.
+TEST(NoOverwrite, ABinaryFoundForSymbolizationIsAnInputToo) {
+  const Inputs& in = inputs();
+  const std::string dir = work_dir("no_overwrite_found_binary");
+  run_ok("cp " + in.binary + " " + in.memprof + " " + dir + "/");
+  const std::string raw = dir + "/heap.raw", binary = dir + "/heap";
+  expect_refused("cd " + dir + " && " + pk() + " report heap.raw -o heap", binary);
+  expect_refused("cd " + dir + " && " + pk() + " report " + raw + " --html " + binary, binary);
+  expect_refused(pk() + " report " + raw + " --profiled-binary=" + dir + " --html " + binary,
+                 binary);
+  expect_refused(pk() + " merge --profiled-binary=" + dir + " " + raw + " -o " + binary, binary);
+  expect_refused(pk() + " show --memory --profiled-binary=" + dir + " " + raw + " -o " + binary,
+                 binary);
+  expect_refused("cd " + dir + " && " + pk() + " diff heap.raw heap.raw -o heap", binary);
+}
+
 TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
   const Inputs& in = inputs();
   const std::string bin = " --profiled-binary " + in.binary;
@@ -349,6 +373,17 @@ TEST(NoOverwrite, TwoExportsToOneFileOrBothToStdoutAreRefused) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("two outputs go to standard output"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
+  // One of them through a link to /proc/self/fd/1 (a private /dev/stdout): the same file.
+  const std::string link = in.dir + "/mystdout";
+  run_ok("ln -sfn /proc/self/fd/1 " + link);
+  r = run(pk() + " report " + in.memprof + bin + " --html " + link + " --pprof - | cat");
+  EXPECT_NE(r.err.find("two outputs go to standard output"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  // Alone, the export through the link goes to the pipe, as --html - would.
+  r = run(pk() + " report " + in.memprof + bin + " --html " + link + " | cat");
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
 }
 
 }  // namespace
@@ -365,7 +400,7 @@ TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
 #else
   const std::string limit = "ulimit -v 1500000; ";
 #endif
-  for (const std::string cmd : {"show /dev/zero", "show --sample /dev/zero", "merge /dev/zero -o -",
+  for (const std::string cmd : {"show /dev/zero", "show --sample /dev/zero",
                                 "merge --sample /dev/zero -o -", "overlap --sample /dev/zero /dev/zero",
                                 "report /dev/zero"}) {
     const CommandResult r =
@@ -373,6 +408,25 @@ TEST(UnboundedInput, EndlessDevicesGiveOneErrorUnderAMemoryLimit) {
     EXPECT_EQ(r.status, 1) << cmd << ": " << r.err;
     EXPECT_NE(r.err.find("/dev/zero"), std::string::npos) << cmd << ": " << r.err;
     EXPECT_NE(r.err.find("pipe or device"), std::string::npos) << cmd << ": " << r.err;
+  }
+  // An IR-PGO merge decides from an input's first 8 bytes (as LLVM does) whether it can be
+  // a profile at all: zeros are no magic and no text, so it stops there, whatever follows:
+  // a device, or a sparse file larger than the address space allowed (it was read whole, or
+  // failed to allocate its buffer).
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string small_limit;
+#else
+  const std::string small_limit = "ulimit -v 300000; ";  // less than one 256 MiB stream read
+#endif
+  const std::string dir = work_dir("unbounded_sparse");
+  run_ok("truncate -s 4G " + dir + "/sparse.bin");
+  for (const std::string& in : {std::string("/dev/zero"), dir + "/sparse.bin"}) {
+    const CommandResult r = run(small_limit + "timeout 60 " + sh_quote(profkit_bin()) + " merge " + in +
+                                " -o " + dir + "/out.profdata");
+    EXPECT_EQ(r.status, 1) << in << ": " << r.err;
+    EXPECT_EQ(r.err, in + ":0: error: expected a raw, indexed or text IR-PGO profile (bad magic)\n")
+        << in;
+    EXPECT_FALSE(file_exists(dir + "/out.profdata"));
   }
 }
 
@@ -390,6 +444,31 @@ TEST(Options, NonsenseNumbersGetAClearError) {
     EXPECT_EQ(r.status, 1) << args;
     EXPECT_NE(r.err.find("not in range"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("cannot open"), std::string::npos) << args << ": " << r.err;
+    // One short line: no "Run with --help" line, no range ending in DBL_MAX's 309 digits.
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_LT(r.err.size(), 160u) << args << ": " << r.err;
+  }
+}
+
+// A --profiled-binary whose build id the profile does not name: one line with both ids.
+TEST(Report, AMismatchedBinaryNamesBothBuildIds) {
+  const Inputs& in = inputs();
+  const std::string dir = work_dir("report_mismatched_binary");
+  write_file(dir + "/other.c", "int main(void) { return 0; }\n");
+  run_ok("cd " + dir + " && clang-22 -g other.c -o other");
+  const std::string ids = run_ok(pk() + " build-ids " + in.binary + " " + dir + "/other").out;
+  // "elf\tBUILD-ID\tPATH" per file.
+  const std::string needed = ids.substr(ids.find('\t') + 1, 40);
+  const std::string second = ids.substr(ids.find('\n') + 1);
+  const std::string has = second.substr(second.find('\t') + 1, 40);
+  ASSERT_EQ(needed.size(), 40u) << ids;
+  ASSERT_EQ(has.size(), 40u) << ids;
+  for (const std::string& cmd : {std::string(" report "), " merge -o " + dir + "/out.profdata "}) {
+    const CommandResult r = run(pk() + cmd + in.memprof + " --profiled-binary " + dir + "/other");
+    EXPECT_EQ(r.status, 1) << cmd;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << cmd << r.err;
+    EXPECT_NE(r.err.find(needed), std::string::npos) << cmd << r.err;
+    EXPECT_NE(r.err.find(has), std::string::npos) << cmd << r.err;
   }
 }
 

@@ -3,6 +3,7 @@
 // profkit (its runtime found beside it), man pages and the fleet merger.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 #include "tests/support/harness.h"
@@ -21,6 +22,16 @@ void check_installed_tree(const std::string& root) {
     ASSERT_TRUE(file_exists(path)) << path;
     // The page is made from the command's own --help: its options are in it.
     EXPECT_NE(read_file(path).find(".TH"), std::string::npos) << path;
+    // Title and NAME name the page's own command (they once came from the error text a
+    // subcommand's --version printed: ".TH BASE", "command \- ...").
+    std::string title = page;
+    for (char& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string name = page;
+    const std::string text = read_file(path);
+    EXPECT_NE(text.find(".TH " + title + " \"1\""), std::string::npos) << path;
+    EXPECT_NE(text.find(".SH NAME\n" + name + " \\- "), std::string::npos) << path << "\n"
+                                                                            << text.substr(0, 400);
+    EXPECT_EQ(text.find("is required"), std::string::npos) << path;
   }
   EXPECT_NE(read_file(root + "/share/man/man1/profkit-merge.1").find("weighted\\-input"),
             std::string::npos);

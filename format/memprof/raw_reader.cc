@@ -35,10 +35,12 @@ Unexpected malformed(uint64_t offset, std::string message) {
   return make_error(ErrorCode::malformed, offset, std::move(message));
 }
 
-// Cursor over [offset, end of profile) of a profile; `what` names the section.
-Expected<Cursor> section_at(const Cursor& profile, uint64_t offset, std::string_view what) {
+// Cursor over [offset, end of profile) of a profile; `what` names the section, `field_at`
+// is the file offset of the header field that holds `offset` (where an error points).
+Expected<Cursor> section_at(const Cursor& profile, uint64_t offset, std::string_view what,
+                            uint64_t field_at) {
   if (offset < kRawHeaderSize || offset > profile.size())
-    return malformed(profile.base_offset() + 0x18,
+    return malformed(field_at,
                      std::string(what) + " offset " + std::to_string(offset) +
                          " is outside the profile (size " + std::to_string(profile.size()) + ")");
   return Cursor(profile.data().subspan(offset), profile.base_offset() + offset);
@@ -192,8 +194,11 @@ Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
                       "expected memprof raw version 1 to 5, got " + std::to_string(p.version));
   const uint64_t size_at = h.offset();
   PROFKIT_TRY_ASSIGN(p.total_size, h.read_le<uint64_t>("profile size"));
+  const uint64_t seg_at = h.offset();
   PROFKIT_TRY_ASSIGN(uint64_t seg_off, h.read_le<uint64_t>("segment offset"));
+  const uint64_t mib_at = h.offset();
   PROFKIT_TRY_ASSIGN(uint64_t mib_off, h.read_le<uint64_t>("MIB offset"));
+  const uint64_t stack_at = h.offset();
   PROFKIT_TRY_ASSIGN(uint64_t stack_off, h.read_le<uint64_t>("stack offset"));
   if (p.total_size < kRawHeaderSize)
     return malformed(size_at, "expected a profile size of at least 48, got " +
@@ -203,11 +208,11 @@ Expected<RawProfile> read_one(Cursor& file, ConsumedReporter& consumed) {
                       "profile size " + std::to_string(p.total_size) + " exceeds the " +
                           std::to_string(file.remaining()) + " bytes left in the file");
   PROFKIT_TRY_ASSIGN(Cursor profile, file.take(p.total_size, "profile"));
-  PROFKIT_TRY_ASSIGN(Cursor segs, section_at(profile, seg_off, "segment section"));
+  PROFKIT_TRY_ASSIGN(Cursor segs, section_at(profile, seg_off, "segment section", seg_at));
   PROFKIT_TRY_ASSIGN(p.segments, read_segments(segs, p.version));
-  PROFKIT_TRY_ASSIGN(Cursor mibs, section_at(profile, mib_off, "MIB section"));
+  PROFKIT_TRY_ASSIGN(Cursor mibs, section_at(profile, mib_off, "MIB section", mib_at));
   PROFKIT_TRY_ASSIGN(p.mibs, read_mibs(mibs, p.version, consumed));
-  PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section"));
+  PROFKIT_TRY_ASSIGN(Cursor stacks, section_at(profile, stack_off, "stack section", stack_at));
   PROFKIT_TRY(read_stacks(stacks, p, consumed));
   const uint64_t after = (stacks.offset() - profile.base_offset() + 7) & ~uint64_t{7};
   if (after < profile.size()) {

@@ -225,6 +225,20 @@ TEST(MemProfRawReader, RejectsBadMagicVersionAndTrailingBytes) {
   EXPECT_FALSE(t);
 }
 
+// A section offset outside the profile is reported at the header field that holds it:
+// segment offset at byte 24, MIB offset at 32, stack offset at 40 (all three were at 24).
+TEST(MemProfRawReader, ABadSectionOffsetIsReportedAtItsField) {
+  const std::string f = build(5, {}, {});
+  for (const size_t field : {size_t{24}, size_t{32}, size_t{40}}) {
+    std::string bad = f;
+    for (size_t i = 0; i < 8; ++i) bad[field + i] = i < 3 ? '\xff' : '\0';
+    auto r = read_raw_profiles(as_bytes(bad));
+    ASSERT_FALSE(r) << field;
+    EXPECT_EQ(r.error().code, ErrorCode::malformed) << field;
+    EXPECT_EQ(r.error().offset, field) << r.error().message;
+  }
+}
+
 TEST(MemProfRawReader, HugeCountsAreRejectedBeforeAllocation) {
   std::string f = build(5, {{1, 1, 8, {}}}, {{1, {0x400010}}});
   // Overwrite the segment count with a huge claim.

@@ -34,6 +34,10 @@ int run_diff(DiffCommand& cmd) {
   if (!outputs_are_safe({cmd.output}, inputs)) return 1;
   report::HeapProfile base, now;
   if (!load_heap(cmd.base, cmd.heap, base) || !load_heap(cmd.now, cmd.heap, now)) return 1;
+  // The binaries symbolization read (found beside the profiles, under a directory) too.
+  std::vector<std::string> binaries = base.binaries;
+  binaries.insert(binaries.end(), now.binaries.begin(), now.binaries.end());
+  if (!outputs_are_safe({cmd.output}, binaries)) return 1;
   const report::HeapDiff diff = report::diff_heap_profiles(base, now);
   return write_output(cmd.output, cmd.json ? report::render_diff_json(base, now, diff, view)
                                            : report::render_diff_text(base, now, diff, view));

@@ -73,7 +73,7 @@ void warn_dropped(const std::vector<symbolize::MemProfInputReport>& reports, boo
 }  // namespace
 
 bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
-                  std::shared_ptr<MemProfMerged>& out) {
+                  std::shared_ptr<MemProfMerged>& out, const std::vector<std::string>& outputs) {
   if (options.memprof_version < 2 || options.memprof_version > 4) {
     report_error("merge: --memprof-version must be 2, 3 or 4");
     return false;
@@ -104,6 +104,9 @@ bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOption
     report_error(failed, data.error());
     return false;
   }
+  std::vector<std::string> binaries;
+  for (const auto& r : reports) binaries.insert(binaries.end(), r.binaries.begin(), r.binaries.end());
+  if (!outputs_are_safe(outputs, binaries)) return false;
   warn_dropped(reports, options.verbose);
   out = std::make_shared<MemProfMerged>();
   out->data = std::move(*data);
@@ -159,6 +162,7 @@ int show_memprof(const std::string& input, const MemProfCliOptions& options,
         report_error(failed, data.error());
         return 1;
       }
+      if (!outputs_are_safe({output}, report.binaries)) return 1;
       warn_dropped({report}, options.verbose);
       return emit(report::show_memprof_raw(report.raw_version, report.segments, *data,
                                            report.stacks_kept),

@@ -231,7 +231,7 @@ int run_merge(MergeCommand& cmd) {
   const MemProfRoute route = route_memprof_inputs(inputs);
   std::shared_ptr<MemProfMerged> memprof;
   if (!route.memprof_inputs.empty()) {
-    if (!load_memprof(route.memprof_inputs, cmd.memprof, memprof)) return 1;
+    if (!load_memprof(route.memprof_inputs, cmd.memprof, memprof, {cmd.output})) return 1;
     if (inputs.empty()) return write_output(cmd.output, memprof_only_profile(*memprof, cmd.memprof));
   } else if (route.memprof_flag_seen) {
     // As llvm-profdata: the MemProf kind of an input stays in the output, with an empty

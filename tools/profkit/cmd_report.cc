@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/output_file.h"
+#include "io/same_file.h"
 #include "report/dhat_export.h"
 #include "report/heap_profile.h"
 #include "report/heap_view.h"
@@ -56,13 +57,18 @@ int run_report(ReportCommand& cmd) {
   if (!outputs_are_safe(outputs, inputs)) return 1;
   report::HeapProfile profile;
   if (!load_heaps(cmd.inputs, cmd.heap, profile)) return 1;
+  // The binaries symbolization read (found beside the profile, under a directory) too.
+  if (!outputs_are_safe(outputs, profile.binaries)) return 1;
   if (const std::string missing = report::live_peak_missing(profile, view); !missing.empty()) {
     report_error("report: " + missing);
     return 1;
   }
   int status = 0;
-  // An export sent to standard output replaces the text there.
-  const bool export_on_stdout = cmd.html == "-" || cmd.pprof == "-" || cmd.dhat == "-";
+  // An export sent to standard output ("-", or a path to the file fd 1 is open on, as
+  // /dev/stdout) replaces the text there.
+  bool export_on_stdout = false;
+  for (const std::string* e : {&cmd.html, &cmd.pprof, &cmd.dhat})
+    if (!e->empty() && names_standard_output(*e)) export_on_stdout = true;
   if (!(to_stdout && export_on_stdout)) {
     if (cmd.json)
       status |= write_output_streamed(cmd.output, [&](const auto& emit) {

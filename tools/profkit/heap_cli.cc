@@ -16,6 +16,18 @@
 
 namespace profkit::cli {
 
+namespace {
+// CLI::NonNegativeNumber names its range as 0.000000 to DBL_MAX written out (309 digits).
+const CLI::Validator kNonNegative(
+    [](std::string& text) -> std::string {
+      double v = 0;
+      if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+      if (!(v >= 0)) return "value " + text + " not in range: expected a number >= 0";
+      return {};
+    },
+    "NUMBER>=0");
+}  // namespace
+
 void add_heap_options(CLI::App* sub, HeapCliOptions& o) {
   sub->add_option("--profiled-binary", o.profiled_binaries,
                   "Profiled binary, shared library or directory searched by build id "
@@ -26,18 +38,18 @@ void add_heap_options(CLI::App* sub, HeapCliOptions& o) {
   sub->add_option("--ave-lifetime-cold-threshold,--memprof-ave-lifetime-cold-threshold",
                   t.ave_lifetime_cold_threshold_s,
                   "Cold needs an average lifetime of at least this many seconds (LLVM: 200)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   sub->add_option(
       "--lifetime-access-density-cold-threshold,--memprof-lifetime-access-density-cold-threshold",
       t.lifetime_access_density_cold_threshold,
       "Cold needs an access density (accesses/byte/s) below this (LLVM: 0.05)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   sub->add_option(
       "--min-ave-lifetime-access-density-hot-threshold,"
       "--memprof-min-ave-lifetime-access-density-hot-threshold",
       t.min_ave_lifetime_access_density_hot_threshold,
       "Hot needs an access density above this, with --use-hot-hints (LLVM: 1000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   sub->add_flag("--use-hot-hints,--memprof-use-hot-hints", t.use_hot_hints,
                 "Also give hot verdicts (LLVM: off)");
   sub->add_option("--color", o.color, "Colour: auto (on a terminal), always, never")

@@ -153,7 +153,7 @@ void add_help_command(CLI::App& app, int& exit_status) {
   CLI::App* sub = app.add_subcommand("help", "Show the help of profkit or of one command");
   sub->add_option("command", *topic, "The command to explain");
   sub->callback([&app, topic, &exit_status] {
-    if (topic->empty()) {
+    if (topic->empty() || *topic == "help") {  // `help help`: what help explains is profkit
       // app.help() would describe the selected subcommand (this one) instead.
       std::fputs(app.get_formatter()->make_help(&app, "profkit", CLI::AppFormatMode::Normal).c_str(),
                  stdout);
@@ -161,7 +161,7 @@ void add_help_command(CLI::App& app, int& exit_status) {
       return;
     }
     const CLI::App* cmd = find_command(app, *topic);
-    if (cmd == nullptr || cmd->get_name() == "help") {
+    if (cmd == nullptr) {
       exit_status = unknown_command(app, *topic);
       return;
     }
@@ -188,6 +188,10 @@ int main(int argc, char** argv) {
   // in a build script that appends options); list options keep every value.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", "profkit 0.1.0");
+  // A usage error is one line, as every other error (CLI11 adds "Run with --help ...").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "profkit: error: " + std::string(e.what()) + "\n";
+  });
   int exit_status = 0;
   auto commands = registry();
   std::sort(commands.begin(), commands.end(),

@@ -18,10 +18,11 @@ struct MemProfCliOptions {
 };
 
 // Loads, symbolizes and merges `inputs`; prints per-input warnings about what could not be
-// symbolized. Returns false after printing an error.
+// symbolized. Returns false after printing an error, also when one of `outputs` is a binary
+// the symbolization read (found under a --profiled-binary directory).
 struct MemProfMerged;
 bool load_memprof(const std::vector<std::string>& inputs, const MemProfCliOptions& options,
-                  std::shared_ptr<MemProfMerged>& out);
+                  std::shared_ptr<MemProfMerged>& out, const std::vector<std::string>& outputs);
 
 // MemProf data with no records (what a supplemented indexed input keeps of its MemProf).
 std::shared_ptr<MemProfMerged> empty_memprof();
