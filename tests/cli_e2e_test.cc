@@ -99,6 +99,51 @@ TEST(Run, AProfileThatCannotBeWrittenLeavesTheExitStatusAlone) {
   EXPECT_NE(r.err.find("broken pipe"), std::string::npos) << r.err;
 }
 
+// A profile output that is not a regular file stays what it is. The runtime wrote
+// PATH.tmp.PID and renamed it over the output, so a character device, a FIFO or a symlink
+// given as the output became a regular file. Now a device or FIFO is written directly and a
+// symlink is followed: the file at its end is replaced, the links stay.
+TEST(Run, AnOutputThatIsADeviceFifoOrSymlinkStaysOne) {
+  const std::string dir = work_dir("special_outputs");
+  const std::string prog = alloc_exit_program(dir);
+  const std::string d = sh_quote(dir);
+  run_ok("cd " + d + " && rm -rf full fifo fifo.out links real && mkdir links real && "
+         "mknod full c 1 7 && mkfifo fifo && ln -s ../real/hop links/p.raw && "
+         "ln -s target.raw real/hop");
+  // The private /dev/full: every write fails with ENOSPC.
+  CommandResult r = run("cd " + d + " && " + pk() + " run -o " + dir + "/full -- " + prog + " 3");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("no space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/full").out, "character special file\n");
+  // A FIFO with a reader: the shell holds it open read-write while the program runs (so
+  // nothing waits), then reads what was written once the program is done.
+  r = run("cd " + d + " && exec 3<>fifo && " + pk() + " run -o " + dir + "/fifo -- " + prog +
+          " 4; s=$?; exec 4<fifo 3>&-; cat <&4 > fifo.out; exit $s");
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/fifo").out, "fifo\n");
+  EXPECT_EQ(read_file(dir + "/fifo.out").substr(0, 8), std::string("\x81rforpm\xff", 8));
+  // A chain of relative symlinks: the target at its end gets the profile.
+  r = run("cd " + d + " && " + pk() + " run -o " + dir + "/links/p.raw -- " + prog + " 5");
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_EQ(run("cd " + d + " && test -L links/p.raw && test -L real/hop && test -f real/target.raw"
+                " && test ! -L real/target.raw && echo ok").out, "ok\n");
+  EXPECT_EQ(read_file(dir + "/real/target.raw").substr(0, 8), std::string("\x81rforpm\xff", 8));
+  EXPECT_EQ(run("cd " + d + " && ls links real | grep -c tmp").out, "0\n");
+  // output= through the runtime alone: the same.
+  r = run("cd " + d + " && MEMPROF_OPTIONS=output=" + dir + "/full LD_PRELOAD=" +
+          runtime_dir() + "/libprofkit_memprof.so " + prog + " 6");
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/full").out, "character special file\n");
+  EXPECT_EQ(run("cd " + d + " && ls | grep -c tmp").out, "0\n");
+  // A link to /proc/self/fd/1: the profile goes to the program's stdout (here a file),
+  // which stays the file the program writes.
+  r = run("cd " + d + " && rm -f fd1 fd1.out && ln -s /proc/self/fd/1 fd1 && MEMPROF_OPTIONS=output=" +
+          dir + "/fd1 LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so " + prog + " 7 > fd1.out");
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(run("cd " + d + " && test -L fd1 && echo ok").out, "ok\n");
+  EXPECT_EQ(read_file(dir + "/fd1.out").substr(0, 8), std::string("\x81rforpm\xff", 8));
+}
+
 // dump_signal: refused for signals that cannot be caught or that the program needs; after
 // the dump the signal does what it would have done (the program's handler, or the default
 // action: SIGTERM still terminates, SIGWINCH is still ignored).
