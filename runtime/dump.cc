@@ -12,6 +12,7 @@
 #include <regex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -787,9 +788,25 @@ bool follows_this_process() {
 // process (exit, a signal that ends it) holds what no interval profile did: the blocks
 // freed since the last one and the blocks still live. So every allocation is in exactly
 // one of the files, and merging them all gives one exit profile's totals.
+// log_path=stdout/stderr: at exit, the program's own stdio output still in the stream's
+// buffer goes first (exit() flushes it only after the atexit handlers, the runtime's among
+// them: behind a profile, `| head` or `ulimit -f` ended the program's flush with SIGPIPE or
+// SIGXFSZ). Never waits: a stream another thread holds is left to exit(). Only here, at the
+// exit dump, never on the allocation path; the flush is the program's own write, with the
+// program's signal dispositions.
+void flush_program_stream_before_exit_dump() {
+  if (g.options.output.value[0] != '\0') return;
+  const char* base = g.options.log_path.value;
+  FILE* stream = same_string(base, "stdout") ? stdout : same_string(base, "stderr") ? stderr : nullptr;
+  if (stream == nullptr || ftrylockfile(stream) != 0) return;
+  fflush_unlocked(stream);
+  funlockfile(stream);
+}
+
 int dump_profile(DumpReason reason) {
   RuntimeScope scope;
   if (!follows_this_process()) return 0;
+  if (reason == DumpReason::kExit) flush_program_stream_before_exit_dump();
   const bool last = reason == DumpReason::kExit || reason == DumpReason::kProcessEnd;
   const bool at_exit = last;  // the live blocks of the extension are those the process ended with
   const bool interval = !last && g.options.dump_interval.value > 0 && !g.compat;

@@ -144,6 +144,42 @@ TEST(Run, AnOutputThatIsADeviceFifoOrSymlinkStaysOne) {
   EXPECT_EQ(read_file(dir + "/fd1.out").substr(0, 8), std::string("\x81rforpm\xff", 8));
 }
 
+// A program that prints with stdio (buffered: stdout is a pipe or a file), allocates from
+// 4096 call paths (a profile of ~1 MB) and exits with 7.
+std::string printing_program(const std::string& dir) {
+  write_file(dir + "/printing.c",
+             "#include <stdio.h>\n#include <stdlib.h>\n"
+             "static void* keep[4096];\n"
+             "__attribute__((noinline)) void rec(int d, int path) {\n"
+             "  if (d == 0) { keep[path] = malloc(16 + path % 64); return; }\n"
+             "  if (path & 1) rec(d - 1, path >> 1); else rec(d - 1, path >> 1);\n"
+             "  __asm__ volatile(\"\" ::: \"memory\");\n}\n"
+             "int main(void) { for (int i = 0; i < 4096; i++) rec(12, i);\n"
+             "  printf(\"done 4096\\n\"); return 7; }\n");
+  run_ok("gcc -O1 -fno-omit-frame-pointer -o " + dir + "/printing " + dir + "/printing.c");
+  return dir + "/printing";
+}
+
+// log_path=stdout: the exit profile was written to fd 1 before exit() flushed the program's
+// own stdio buffer, so the program's later flush died of SIGPIPE (`| head -c 10`: 141) or
+// SIGXFSZ (`ulimit -f`: 153) and its output was lost. Its output now comes first.
+TEST(Run, LogPathStdoutComesAfterTheProgramsOwnOutput) {
+  const std::string dir = work_dir("stdout_order");
+  const std::string prog = printing_program(dir);
+  const std::string preload = "LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so ";
+  CommandResult r = run("cd " + sh_quote(dir) + " && (ulimit -f 100; MEMPROF_OPTIONS=log_path=stdout " +
+                        preload + prog + " > out.txt; echo status=$?)");
+  EXPECT_NE(r.out.find("status=7"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(read_file(dir + "/out.txt").substr(0, 10), "done 4096\n");
+  r = run("(MEMPROF_OPTIONS=log_path=stdout " + preload + prog +
+          "; echo status=$? >&2) | head -c 10");
+  EXPECT_EQ(r.out, "done 4096\n");
+  EXPECT_NE(r.err.find("status=7"), std::string::npos) << r.err;
+  r = run("(" + pk() + " run --options=log_path=stdout -- " + prog + "; echo status=$? >&2) | head -c 10");
+  EXPECT_EQ(r.out, "done 4096\n");
+  EXPECT_NE(r.err.find("status=7"), std::string::npos) << r.err;
+}
+
 // dump_signal: refused for signals that cannot be caught or that the program needs; after
 // the dump the signal does what it would have done (the program's handler, or the default
 // action: SIGTERM still terminates, SIGWINCH is still ignored).
