@@ -465,6 +465,21 @@ bool open_target(Target* t, Sink* sink, uint32_t interval) {
   return true;
 }
 
+// A profile not written because another runtime's was there (profile_left_as_it_was).
+char g_left_as_it_was[sizeof(Path::bytes)];
+
+// rename, except that with another runtime's malloc in the program (g.foreign_malloc) an
+// existing file is that runtime's profile and is never replaced: EEXIST then.
+int rename_target(const char* from, const char* to) {
+  if (g.foreign_malloc == nullptr) return rename(from, to);
+  if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  // A file system without RENAME_NOREPLACE: link() never replaces either.
+  if (link(from, to) != 0) return -1;
+  unlink(from);
+  return 0;
+}
+
 // True when the profile was written whole.
 bool close_target(Target* t, Sink* sink) {
   sink->flush();
@@ -477,7 +492,12 @@ bool close_target(Target* t, Sink* sink) {
     return sink->error == 0;
   }
   if (close(sink->fd) != 0 && sink->error == 0) sink->error = errno;
-  if (sink->error == 0 && rename(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
+  if (sink->error == 0 && rename_target(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
+  if (sink->error == EEXIST && g.foreign_malloc != nullptr) {
+    unlink(t->temp.bytes);
+    for (size_t i = 0; i <= t->path.size; ++i) g_left_as_it_was[i] = t->path.bytes[i];
+    return false;  // said at exit, in the one line about the other malloc (init.cc)
+  }
   if (sink->error != 0) {
     unlink(t->temp.bytes);
     report_write_error("cannot write profile", t->path.bytes, sink->error);
@@ -997,6 +1017,10 @@ void* interval_thread(void*) {
 }  // namespace
 
 void prepare_dump() { decide_follow_verdict(); }
+
+const char* profile_left_as_it_was() {
+  return g_left_as_it_was[0] != '\0' ? g_left_as_it_was : nullptr;
+}
 
 void start_interval_dumps() {
   if (g.options.dump_interval.value <= 0 || g.compat || !follows_this_process()) return;

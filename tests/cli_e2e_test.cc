@@ -251,6 +251,39 @@ TEST(Run, WarnsWhenTheProgramsMallocIsNotProfkits) {
   EXPECT_EQ(plain.err.find("not profkit's"), std::string::npos) << plain.err;
 }
 
+// Another heap profiler in the process (compiler-rt's memprof runtime linked into a
+// -fmemory-profile build beside ours) writes memprof.profraw.<pid> at exit; profkit's
+// runtime then renamed its own, empty, profile over it. Here the program's own malloc and
+// its atexit handler (which runs before the runtime's) stand for that runtime.
+TEST(Run, AnotherRuntimesProfileIsNeverReplaced) {
+  const std::string dir = work_dir("other_runtime");
+  write_file(dir + "/other.c",
+             "#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+             "extern void *__libc_malloc(size_t), __libc_free(void *);\n"
+             "extern void *__libc_calloc(size_t, size_t), *__libc_realloc(void *, size_t);\n"
+             "void *malloc(size_t n) { return __libc_malloc(n); }\n"
+             "void free(void *p) { __libc_free(p); }\n"
+             "void *calloc(size_t a, size_t b) { return __libc_calloc(a, b); }\n"
+             "void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }\n"
+             "static void write_theirs(void) { char name[64];\n"
+             "  snprintf(name, sizeof name, \"memprof.profraw.%d\", (int)getpid());\n"
+             "  FILE* f = fopen(name, \"w\"); fputs(\"theirs\\n\", f); fclose(f); }\n"
+             "int main(void) { atexit(write_theirs); printf(\"%d\\n\", (int)getpid());\n"
+             "  for (int i = 0; i < 100; i++) free(malloc(10 + i)); return 6; }\n");
+  run_ok("gcc -O1 -o " + dir + "/other " + dir + "/other.c");
+  run_ok("rm -f " + dir + "/memprof.profraw.*");
+  const CommandResult r = run("cd " + sh_quote(dir) + " && LD_PRELOAD=" + runtime_dir() +
+                              "/libprofkit_memprof.so ./other");
+  EXPECT_EQ(r.status, 6) << r.err;
+  const std::string pid = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(read_file(dir + "/memprof.profraw." + pid), "theirs\n");
+  EXPECT_EQ(run("ls " + sh_quote(dir) + " | grep -c tmp").out, "0\n");
+  // One line says what happened.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("malloc is not profkit's"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("left as it was"), std::string::npos) << r.err;
+}
+
 // --follow-children and --output patterns over a process tree: the started program (which
 // allocates) runs two children through system(3).
 TEST(Run, FollowChildrenAndOutputPatternsChooseWhoWritesWhat) {
