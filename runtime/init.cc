@@ -187,14 +187,15 @@ void do_init() {
   init_clock(now, g.options.coarse_clock.value && !g.compat);
   owner_lock_init();
   g.init_pid = getpid();
-  if (g.options.output.value[0] != '\0') {
-    g.exact_output = true;
-    if (const char* owner = find_env("PROFKIT_MEMPROF_PID")) {
-      int64_t pid = 0;
-      for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
-      g.exact_output = pid == g.init_pid;
-      g.root_pid = static_cast<int>(pid);
-    }
+  // The process profkit run started (PROFKIT_MEMPROF_PID): it alone writes `output` as
+  // given, and --follow-children chooses among the others, with or without `output` (the
+  // root was only read with `output`, so without it every descendant wrote a profile).
+  g.exact_output = g.options.output.value[0] != '\0';
+  if (const char* owner = find_env("PROFKIT_MEMPROF_PID")) {
+    int64_t pid = 0;
+    for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
+    if (g.exact_output) g.exact_output = pid == g.init_pid;
+    g.root_pid = static_cast<int>(pid);
   }
   if (g.options.help.value) print_option_help(print_error_line, nullptr);
   pthread_atfork(fork_prepare, fork_parent, fork_child);

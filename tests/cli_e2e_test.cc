@@ -284,6 +284,27 @@ TEST(Run, AnotherRuntimesProfileIsNeverReplaced) {
   EXPECT_NE(r.err.find("left as it was"), std::string::npos) << r.err;
 }
 
+// --follow-children without --output: the option was ignored, and every descendant wrote
+// a profile.
+TEST(Run, FollowChildrenChoosesWithoutOutputToo) {
+  const std::string dir = work_dir("follow_no_o");
+  alloc_exit_program(dir);
+  write_file(dir + "/spawner.c",
+             "#include <stdlib.h>\n"
+             "int main(void) { for (int i = 0; i < 50; i++) free(malloc(64));\n"
+             "  system(\"./alloc_exit 0\"); system(\"./alloc_exit 0\"); return 0; }\n");
+  run_ok("gcc -O1 -o " + dir + "/spawner " + dir + "/spawner.c");
+  auto profiles = [&](const std::string& flags) {
+    run_ok("rm -f " + dir + "/memprof.profraw.*");
+    const CommandResult r = run_ok("cd " + dir + " && " + pk() + " run " + flags + " -- ./spawner");
+    return run("ls " + dir + " | grep -c '^memprof.profraw.[0-9]*$'").out + r.err;
+  };
+  EXPECT_EQ(profiles("").substr(0, 2), "3\n");
+  EXPECT_EQ(profiles("--follow-children=none").substr(0, 2), "1\n");
+  EXPECT_EQ(profiles("--follow-children='^zzz'").substr(0, 2), "1\n");
+  EXPECT_EQ(profiles("--follow-children='^alloc'").substr(0, 2), "3\n");
+}
+
 // --follow-children and --output patterns over a process tree: the started program (which
 // allocates) runs two children through system(3).
 TEST(Run, FollowChildrenAndOutputPatternsChooseWhoWritesWhat) {
