@@ -226,6 +226,21 @@ TEST(Run, WorksUnderAnAddressSpaceLimit) {
                               "/p.raw -- sh -c 'ulimit -v 2000000; exec " + prog + " 4'");
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
+  // Tighter limits: the thread states' 256 MiB slot tables could not be reserved there, so
+  // no thread got a state, the profile had no allocation and the exit warned about
+  // max_threads.
+  // (gcc -O1 removes alloc_exit's blocks, which nothing reads; this program keeps its own.)
+  const std::string keeper = printing_program(dir);
+  for (const char* limit : {"300000", "200000"}) {
+    const std::string out = dir + "/v" + limit + ".raw";
+    const CommandResult t = run("cd " + dir + " && " + pk() + " run -o " + out +
+                                " -- sh -c 'ulimit -v " + limit + "; exec " + keeper + "' > /dev/null");
+    EXPECT_EQ(t.status, 7) << limit << t.err;
+    EXPECT_EQ(t.err.find("max_threads"), std::string::npos) << limit << t.err;
+    const CommandResult rep = run_ok(pk() + " report " + out + " --profiled-binary " + keeper);
+    EXPECT_EQ(rep.out.find(" 0 allocations"), std::string::npos) << limit << rep.out;
+    EXPECT_EQ(rep.out.find(" 0 contexts"), std::string::npos) << limit << rep.out;
+  }
 }
 
 // A program whose malloc is someone else's (here its own; compiler-rt's memprof runtime
