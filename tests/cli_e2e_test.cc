@@ -180,6 +180,59 @@ TEST(Run, LogPathStdoutComesAfterTheProgramsOwnOutput) {
   EXPECT_NE(r.err.find("status=7"), std::string::npos) << r.err;
 }
 
+// dump_signal: the program installing its own handler for the signal after start-up (with
+// signal() or sigaction()) replaced the runtime's, and no dump happened any more. Now the
+// runtime dumps and chains to the program's disposition, which sigaction still reports.
+TEST(Run, DumpSignalStillDumpsAfterTheProgramSetsItsOwnHandler) {
+  const std::string dir = work_dir("dumpsig_later");
+  write_file(dir + "/later.c",
+             "#include <signal.h>\n#include <stdlib.h>\n#include <string.h>\n"
+             "static volatile sig_atomic_t got = 0;\n"
+             "static void h(int s) { (void)s; got = 1; }\n"
+             "static void hi(int s, siginfo_t* i, void* c) { (void)s; (void)i; (void)c; got = 2; }\n"
+             "int main(int argc, char** argv) {\n"
+             "  for (int i = 0; i < 100; i++) free(malloc(32 + i));\n"
+             "  const char* m = argv[1];\n"
+             "  struct sigaction sa, q;\n  memset(&sa, 0, sizeof sa);\n"
+             "  if (!strcmp(m, \"signal\")) signal(SIGUSR1, h);\n"
+             "  if (!strcmp(m, \"sigaction\")) { sa.sa_sigaction = hi; sa.sa_flags = SA_SIGINFO;"
+             " sigaction(SIGUSR1, &sa, 0); }\n"
+             "  if (!strcmp(m, \"default\")) signal(SIGUSR1, SIG_DFL);\n"
+             "  if (!strcmp(m, \"ignore\")) signal(SIGUSR1, SIG_IGN);\n"
+             "  sigaction(SIGUSR1, 0, &q);\n"
+             "  int shown = !strcmp(m, \"signal\") ? q.sa_handler == h\n"
+             "            : !strcmp(m, \"sigaction\") ? (q.sa_flags & SA_SIGINFO) && q.sa_sigaction == hi\n"
+             "            : !strcmp(m, \"ignore\") ? q.sa_handler == SIG_IGN\n"
+             "            : !(q.sa_flags & SA_SIGINFO) && q.sa_handler == SIG_DFL;\n"
+             "  if (!shown) return 99;\n"
+             "  raise(SIGUSR1);\n"
+             "  return 40 + got;\n}\n");
+  run_ok("gcc -O1 -o " + dir + "/later " + dir + "/later.c");
+  auto written = [](const std::string& err) {
+    size_t n = 0;
+    for (size_t at = err.find("profile written"); at != std::string::npos;
+         at = err.find("profile written", at + 1))
+      ++n;
+    return n;
+  };
+  auto under = [&](const std::string& mode) {
+    return run("cd " + sh_quote(dir) + " && MEMPROF_OPTIONS=dump_signal=10:verbosity=2 LD_PRELOAD=" +
+               runtime_dir() + "/libprofkit_memprof.so ./later " + mode);
+  };
+  CommandResult r = under("signal");
+  EXPECT_EQ(r.status, 41) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;  // the signal's dump and the exit profile
+  r = under("sigaction");
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;
+  r = under("ignore");
+  EXPECT_EQ(r.status, 40) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;
+  r = under("default");  // SIGUSR1's default action ends it, after the dump
+  EXPECT_EQ(r.status, 128 + 10) << r.err;
+  EXPECT_EQ(written(r.err), 1u) << r.err;
+}
+
 // dump_signal: refused for signals that cannot be caught or that the program needs; after
 // the dump the signal does what it would have done (the program's handler, or the default
 // action: SIGTERM still terminates, SIGWINCH is still ignored).
