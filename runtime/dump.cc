@@ -468,15 +468,23 @@ bool open_target(Target* t, Sink* sink, uint32_t interval) {
 // A profile not written because another runtime's was there (profile_left_as_it_was).
 char g_left_as_it_was[sizeof(Path::bytes)];
 
+// The last profile this process wrote while g.foreign_malloc: its own, replaced by its
+// next dump to that name (a dump_signal or reset dump, then the exit profile).
+char g_own_profile[sizeof(Path::bytes)];
+
 // rename, except that with another runtime's malloc in the program (g.foreign_malloc) an
 // existing file is that runtime's profile and is never replaced: EEXIST then.
 int rename_target(const char* from, const char* to) {
-  if (g.foreign_malloc == nullptr) return rename(from, to);
-  if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
-  if (errno != EINVAL && errno != ENOSYS) return -1;
-  // A file system without RENAME_NOREPLACE: link() never replaces either.
-  if (link(from, to) != 0) return -1;
-  unlink(from);
+  if (g.foreign_malloc == nullptr || same_string(to, g_own_profile)) return rename(from, to);
+  if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    // A file system without RENAME_NOREPLACE: link() never replaces either.
+    if (link(from, to) != 0) return -1;
+    unlink(from);
+  }
+  size_t i = 0;
+  for (; to[i] != '\0' && i + 1 < sizeof g_own_profile; ++i) g_own_profile[i] = to[i];
+  g_own_profile[i] = '\0';
   return 0;
 }
 
