@@ -350,6 +350,20 @@ TEST(Run, AnotherRuntimesProfileIsNeverReplaced) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("malloc is not profkit's"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("left as it was"), std::string::npos) << r.err;
+  // A file the process wrote itself (a dump_signal dump) is still replaced by its next
+  // profile: the exit profile used to be refused as the other runtime's.
+  write_file(dir + "/again.c",
+             "#include <signal.h>\n#include <stddef.h>\n"
+             "extern void *__libc_malloc(size_t), __libc_free(void *);\n"
+             "void *malloc(size_t n) { return __libc_malloc(n); }\n"
+             "void free(void *p) { __libc_free(p); }\n"
+             "int main(void) { raise(SIGWINCH); return 3; }\n");
+  run_ok("gcc -O1 -o " + dir + "/again " + dir + "/again.c");
+  const CommandResult a = run("cd " + sh_quote(dir) + " && MEMPROF_OPTIONS=dump_signal=28:verbosity=2 "
+                              "LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so ./again");
+  EXPECT_EQ(a.status, 3) << a.err;
+  EXPECT_EQ(a.err.find("left as it was"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("profile written"), a.err.rfind("profile written")) << a.err;  // two
 }
 
 // --follow-children without --output: the option was ignored, and every descendant wrote
