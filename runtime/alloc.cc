@@ -72,17 +72,27 @@ void thread_exit(void* arg) {
 ThreadState* new_thread_state() {
   auto* state = static_cast<ThreadState*>(arena_alloc(sizeof(ThreadState)));
   if (state == nullptr) return nullptr;
-  void* slots = mmap(nullptr, size_t{kMaxSlots} * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // 256 MiB of address space (MAP_NORESERVE, touched as used); under an address-space
+  // limit (`ulimit -v`) such a reservation fails, and no thread got a state (an empty
+  // profile): then as many slots as fit, an eighth at a time down to 65 536 (512 KiB); a
+  // full table leaves the state's later glibc blocks untracked (take_slot).
+  void* slots = MAP_FAILED;
+  uint32_t capacity = kMaxSlots;
+  for (; capacity >= kMinSlots; capacity /= 8) {
+    slots = mmap(nullptr, size_t{capacity} * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (slots != MAP_FAILED) break;
+  }
   if (slots == MAP_FAILED) {
     arena_free(state, sizeof(ThreadState));
     return nullptr;
   }
   state->slots = static_cast<uintptr_t*>(slots);
+  state->slot_capacity = capacity;
   return state;
 }
 void delete_thread_state(ThreadState* state) {
-  munmap(state->slots, size_t{kMaxSlots} * sizeof(uintptr_t));
+  munmap(state->slots, size_t{state->slot_capacity} * sizeof(uintptr_t));
   arena_free(state, sizeof(ThreadState));
 }
 // max_threads (before the options are read, as many as there can be).
@@ -246,7 +256,7 @@ inline bool take_slot(ThreadState* state, ChunkHeader* header) {
   if (state->free_slot != 0) {
     slot = state->free_slot - 1;
     state->free_slot = static_cast<uint32_t>(state->slots[slot] >> 1);
-  } else if (state->slots_used < kMaxSlots) {
+  } else if (state->slots_used < state->slot_capacity) {
     slot = state->slots_used++;
   } else {
     return false;

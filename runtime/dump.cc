@@ -1,7 +1,8 @@
 // Dumps: collect every context's MIB (freed blocks from each thread's table, live blocks
 // "as if freed now"), then write raw memprof v5 (docs/formats/memprof.md B) or text (A.13). The writer sizes
 // every section first, maps one buffer, fills it, and writes it to a temporary name that
-// is renamed over the target, so a profile file is always whole. With dump_interval a
+// is renamed over the target, so a profile file is always whole (a device or FIFO as the
+// target is written in place; a symlink is followed to the file it names). With dump_interval a
 // thread of the runtime writes interval profiles (freed blocks only, then the tables start
 // empty) to `<file>.i<n>`.
 #include <elf.h>
@@ -11,6 +12,7 @@
 #include <regex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -311,6 +313,7 @@ const char* errno_name(int e) {
     case EPIPE: return "broken pipe";
     case EIO: return "input/output error";
     case ENOMEM: return "out of memory";
+    case ENXIO: return "no such device or address (a FIFO without a reader)";
     default: return "system error";
   }
 }
@@ -358,7 +361,55 @@ struct Target {
   Path path;
   Path temp;
   bool direct = false;
+  bool owned = false;  // direct: a device or FIFO the runtime opened (closed at the end)
 };
+
+// The name at the end of the chain of symlinks at `path` (a relative link read from its
+// link's directory), without realpath (glibc's may allocate). False when the chain loops
+// or a name does not fit; `path` is then as given. `*through_proc` tells a link into /proc
+// (/proc/self/fd/1: the file stdout is, which renaming over would take from the program).
+bool follow_symlinks(Path* path, bool* through_proc) {
+  *through_proc = false;
+  Path next;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (lstat(path->bytes, &st) != 0 || !S_ISLNK(st.st_mode)) return true;
+    char link[4096];
+    const ssize_t n = readlink(path->bytes, link, sizeof link - 1);
+    if (n <= 0) return false;
+    link[n] = '\0';
+    next.size = 0;
+    next.bytes[0] = '\0';
+    if (link[0] != '/') {
+      size_t dir = path->size;
+      while (dir > 0 && path->bytes[dir - 1] != '/') --dir;
+      for (size_t i = 0; i < dir; ++i) next.bytes[i] = path->bytes[i];
+      next.size = dir;
+      next.bytes[dir] = '\0';
+    }
+    next.add(link);
+    if (link[0] == '/' && link[1] == 'p' && link[2] == 'r' && link[3] == 'o' && link[4] == 'c' &&
+        link[5] == '/')
+      *through_proc = true;
+    if (next.size >= sizeof next.bytes - 1) return false;
+    *path = next;
+  }
+  return false;
+}
+
+// An existing output that is not a regular file (a character or block device, a FIFO) is
+// written in place: renamed over, it would become a regular file. A FIFO is opened without
+// waiting for a reader (none: ENXIO, reported), then written blocking. Returns the fd, -1
+// when the output is not such a file, -2 when it is and cannot be opened (errno).
+int open_special(const char* path) {
+  struct stat st {};
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return -1;
+  const int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return -2;
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
 
 bool open_target(Target* t, Sink* sink, uint32_t interval) {
   sink->data = static_cast<uint8_t*>(os_map(Sink::kCapacity));
@@ -370,6 +421,35 @@ bool open_target(Target* t, Sink* sink, uint32_t interval) {
   if (direct >= 0) {
     t->direct = true;
     sink->fd = direct;
+    return true;
+  }
+  const int special = open_special(t->path.bytes);
+  if (special != -1) {
+    if (special < 0) {
+      report_write_error("cannot open", t->path.bytes, errno);
+      os_unmap(sink->data, Sink::kCapacity);
+      return false;
+    }
+    t->direct = true;
+    t->owned = true;
+    sink->fd = special;
+    return true;
+  }
+  // A symlink stays: the file at its end is replaced, by a temporary file beside it. One
+  // into /proc names a file a process has open: appended to, in place.
+  bool through_proc = false;
+  Path given = t->path;
+  follow_symlinks(&t->path, &through_proc);
+  if (through_proc) {
+    t->path = given;
+    sink->fd = open(t->path.bytes, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+    if (sink->fd < 0) {
+      report_write_error("cannot open", t->path.bytes, errno);
+      os_unmap(sink->data, Sink::kCapacity);
+      return false;
+    }
+    t->direct = true;
+    t->owned = true;
     return true;
   }
   make_parent_dirs(t->path);
@@ -385,17 +465,47 @@ bool open_target(Target* t, Sink* sink, uint32_t interval) {
   return true;
 }
 
+// A profile not written because another runtime's was there (profile_left_as_it_was).
+char g_left_as_it_was[sizeof(Path::bytes)];
+
+// The last profile this process wrote while g.foreign_malloc: its own, replaced by its
+// next dump to that name (a dump_signal or reset dump, then the exit profile).
+char g_own_profile[sizeof(Path::bytes)];
+
+// rename, except that with another runtime's malloc in the program (g.foreign_malloc) an
+// existing file is that runtime's profile and is never replaced: EEXIST then.
+int rename_target(const char* from, const char* to) {
+  if (g.foreign_malloc == nullptr || same_string(to, g_own_profile)) return rename(from, to);
+  if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    // A file system without RENAME_NOREPLACE: link() never replaces either.
+    if (link(from, to) != 0) return -1;
+    unlink(from);
+  }
+  size_t i = 0;
+  for (; to[i] != '\0' && i + 1 < sizeof g_own_profile; ++i) g_own_profile[i] = to[i];
+  g_own_profile[i] = '\0';
+  return 0;
+}
+
 // True when the profile was written whole.
 bool close_target(Target* t, Sink* sink) {
   sink->flush();
   os_unmap(sink->data, Sink::kCapacity);
   if (t->direct) {
+    if (t->owned && close(sink->fd) != 0 && sink->error == 0 && errno != EINTR) sink->error = errno;
     if (sink->error)
-      report_write_error("cannot write profile to", sink->fd == 1 ? "stdout" : "stderr", sink->error);
+      report_write_error("cannot write profile to",
+                         t->owned ? t->path.bytes : sink->fd == 1 ? "stdout" : "stderr", sink->error);
     return sink->error == 0;
   }
   if (close(sink->fd) != 0 && sink->error == 0) sink->error = errno;
-  if (sink->error == 0 && rename(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
+  if (sink->error == 0 && rename_target(t->temp.bytes, t->path.bytes) != 0) sink->error = errno;
+  if (sink->error == EEXIST && g.foreign_malloc != nullptr) {
+    unlink(t->temp.bytes);
+    for (size_t i = 0; i <= t->path.size; ++i) g_left_as_it_was[i] = t->path.bytes[i];
+    return false;  // said at exit, in the one line about the other malloc (init.cc)
+  }
   if (sink->error != 0) {
     unlink(t->temp.bytes);
     report_write_error("cannot write profile", t->path.bytes, sink->error);
@@ -706,9 +816,25 @@ bool follows_this_process() {
 // process (exit, a signal that ends it) holds what no interval profile did: the blocks
 // freed since the last one and the blocks still live. So every allocation is in exactly
 // one of the files, and merging them all gives one exit profile's totals.
+// log_path=stdout/stderr: at exit, the program's own stdio output still in the stream's
+// buffer goes first (exit() flushes it only after the atexit handlers, the runtime's among
+// them: behind a profile, `| head` or `ulimit -f` ended the program's flush with SIGPIPE or
+// SIGXFSZ). Never waits: a stream another thread holds is left to exit(). Only here, at the
+// exit dump, never on the allocation path; the flush is the program's own write, with the
+// program's signal dispositions.
+void flush_program_stream_before_exit_dump() {
+  if (g.options.output.value[0] != '\0') return;
+  const char* base = g.options.log_path.value;
+  FILE* stream = same_string(base, "stdout") ? stdout : same_string(base, "stderr") ? stderr : nullptr;
+  if (stream == nullptr || ftrylockfile(stream) != 0) return;
+  fflush_unlocked(stream);
+  funlockfile(stream);
+}
+
 int dump_profile(DumpReason reason) {
   RuntimeScope scope;
   if (!follows_this_process()) return 0;
+  if (reason == DumpReason::kExit) flush_program_stream_before_exit_dump();
   const bool last = reason == DumpReason::kExit || reason == DumpReason::kProcessEnd;
   const bool at_exit = last;  // the live blocks of the extension are those the process ended with
   const bool interval = !last && g.options.dump_interval.value > 0 && !g.compat;
@@ -899,6 +1025,10 @@ void* interval_thread(void*) {
 }  // namespace
 
 void prepare_dump() { decide_follow_verdict(); }
+
+const char* profile_left_as_it_was() {
+  return g_left_as_it_was[0] != '\0' ? g_left_as_it_was : nullptr;
+}
 
 void start_interval_dumps() {
   if (g.options.dump_interval.value <= 0 || g.compat || !follows_this_process()) return;

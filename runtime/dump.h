@@ -20,5 +20,9 @@ void dump_unlock_after_fork(bool child);
 void after_fork_child_tables();  // drops inherited MIB data (default mode), restarts intervals
 void start_interval_dumps();     // from the constructor, once libc is up; no-op without the option
 void prepare_dump();             // decisions made once before any dump (from the constructor)
+// The file a profile was not written to because it was there already while the program's
+// malloc is another runtime's (g.foreign_malloc: never replace that runtime's profile);
+// nullptr when none was kept.
+const char* profile_left_as_it_was();
 
 }  // namespace profkit::rt

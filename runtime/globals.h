@@ -25,6 +25,9 @@ struct Globals {
   // 0 at start, one more in each forked child: kept in each block's header (heap.h), so a
   // child knows the blocks it inherited, which its parent reports.
   uint32_t fork_generation = 0;
+  // The object whose malloc the program calls when it is not ours (compiler-rt's memprof
+  // runtime linked in as well, another allocator), from the constructor; nullptr: ours.
+  const char* foreign_malloc = nullptr;
 };
 extern Globals g;
 extern char** g_start_envp;  // the environment as passed to .preinit_array / constructors

@@ -110,18 +110,31 @@ void reserve_shadow() {
 }
 
 // A program whose malloc is not ours (compiler-rt's memprof runtime linked in as well, or
-// another allocator) gives an empty or partial profile: say so once, at exit.
-void warn_if_malloc_is_not_ours() {
+// another allocator): found once, from the constructor, so every dump knows it (dump.cc
+// then never replaces a profile that is there already: that runtime's).
+void find_foreign_malloc() {
   void* resolved = dlsym(RTLD_DEFAULT, "malloc");
   Dl_info mine{}, theirs{};
-  if (resolved == nullptr || dladdr(reinterpret_cast<void*>(&warn_if_malloc_is_not_ours), &mine) == 0 ||
+  if (resolved == nullptr || dladdr(reinterpret_cast<void*>(&find_foreign_malloc), &mine) == 0 ||
       dladdr(resolved, &theirs) == 0 || mine.dli_fbase == theirs.dli_fbase)
     return;
-  LineWriter().str("profkit-memprof: warning: this program's malloc is not profkit's (it comes from ")
-      .str(theirs.dli_fname != nullptr && theirs.dli_fname[0] != '\0' ? theirs.dli_fname : "the program")
-      .str("): with compiler-rt's memprof runtime or another allocator linked in, the profile "
-           "misses their allocations; link one heap profiler runtime only")
-      .flush_to(2);
+  g.foreign_malloc = theirs.dli_fname != nullptr && theirs.dli_fname[0] != '\0' ? theirs.dli_fname
+                                                                               : "the program";
+}
+
+// Such a program's profile misses the allocations made through that malloc: one line at
+// exit, after the dump, saying too whether the file was left to the other runtime.
+void warn_if_malloc_is_not_ours() {
+  if (g.foreign_malloc == nullptr) return;
+  LineWriter line;
+  line.str("profkit-memprof: warning: this program's malloc is not profkit's (it comes from ")
+      .str(g.foreign_malloc)
+      .str("; compiler-rt's memprof runtime or another allocator is linked in), so profkit's "
+           "profile misses the allocations made through it");
+  if (const char* kept = profile_left_as_it_was())
+    line.str("; '").str(kept).str("' was there already (the other runtime's profile) and was "
+                                  "left as it was, profkit's not written");
+  line.str("; link one heap profiler runtime only").flush_to(2);
 }
 
 // Threads that started while max_threads states were in use made allocations the profile
@@ -139,9 +152,9 @@ void warn_if_threads_went_without_state() {
 
 void exit_handler() {
   RuntimeScope scope;
-  warn_if_malloc_is_not_ours();
   warn_if_threads_went_without_state();
   if (g.options.dump_at_exit.value) dump_profile(DumpReason::kExit);
+  warn_if_malloc_is_not_ours();
   g.tracking.store(false, std::memory_order_release);
   if (g.options.atexit.value) __memprof_print_accumulated_stats();
 }
@@ -174,14 +187,15 @@ void do_init() {
   init_clock(now, g.options.coarse_clock.value && !g.compat);
   owner_lock_init();
   g.init_pid = getpid();
-  if (g.options.output.value[0] != '\0') {
-    g.exact_output = true;
-    if (const char* owner = find_env("PROFKIT_MEMPROF_PID")) {
-      int64_t pid = 0;
-      for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
-      g.exact_output = pid == g.init_pid;
-      g.root_pid = static_cast<int>(pid);
-    }
+  // The process profkit run started (PROFKIT_MEMPROF_PID): it alone writes `output` as
+  // given, and --follow-children chooses among the others, with or without `output` (the
+  // root was only read with `output`, so without it every descendant wrote a profile).
+  g.exact_output = g.options.output.value[0] != '\0';
+  if (const char* owner = find_env("PROFKIT_MEMPROF_PID")) {
+    int64_t pid = 0;
+    for (; *owner >= '0' && *owner <= '9'; ++owner) pid = pid * 10 + (*owner - '0');
+    if (g.exact_output) g.exact_output = pid == g.init_pid;
+    g.root_pid = static_cast<int>(pid);
   }
   if (g.options.help.value) print_option_help(print_error_line, nullptr);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -222,6 +236,10 @@ void __memprof_init(void) { ensure_init(); }
 __attribute__((constructor(101))) static void profkit_memprof_ctor(int, char**, char** envp) {
   if (g_start_envp == nullptr) g_start_envp = envp;
   ensure_init();
+  {
+    RuntimeScope scope;  // dlsym may allocate
+    find_foreign_malloc();
+  }
   prepare_dump();
   start_interval_dumps();
 }

@@ -94,14 +94,32 @@ bool acceptable_dump_signal(int64_t sig) {
   }
 }
 
-struct sigaction g_program_action;  // the dump signal's disposition before ours
+// The dump signal's disposition as the program set it (before the runtime's, then through
+// the sigaction and signal wrappers, which keep the runtime's handler in place): two
+// copies, the one in use named by g_program_current, so the handler never reads one being
+// written.
+struct sigaction g_program_actions[2];
+std::atomic<int> g_program_current{0};
+int g_dump_sig = 0;  // the signal whose handler is dump_signal_handler (0: none)
+
+void set_program_action(const struct sigaction& action) {
+  const int next = 1 - g_program_current.load(std::memory_order_relaxed);
+  g_program_actions[next] = action;
+  g_program_current.store(next, std::memory_order_release);
+}
 
 // The default action of an accepted signal ends the process except for these two.
 bool default_is_ignore(int sig) { return sig == SIGWINCH || sig == SIGURG; }
 
 void dump_signal_handler(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  const struct sigaction& program = g_program_action;
+  const struct sigaction program = g_program_actions[g_program_current.load(std::memory_order_acquire)];
+  if (program.sa_flags & SA_RESETHAND) {  // what the kernel would have done for it
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    set_program_action(dfl);
+  }
   const bool program_handles = (program.sa_flags & SA_SIGINFO) != 0 ||
                                (program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN);
   const bool ends_process =
@@ -139,7 +157,8 @@ void install_dump_signal() {
   action.sa_sigaction = dump_signal_handler;
   action.sa_flags = SA_RESTART | SA_SIGINFO;
   sigemptyset(&action.sa_mask);
-  __sigaction(static_cast<int>(sig), &action, &g_program_action);
+  if (__sigaction(static_cast<int>(sig), &action, &g_program_actions[0]) == 0)
+    g_dump_sig = static_cast<int>(sig);
 }
 
 // ---- dump_on_crash -----------------------------------------------------------------------
@@ -246,6 +265,28 @@ class StandInScope {
   sigset_t saved_;
 };
 
+// sigaction on the dump signal: the program's disposition is kept and reported, the runtime's
+// handler stays (with the program's SA_RESTART, SA_ONSTACK and SA_NODEFER), and runs the
+// program's after each dump. One set past the wrappers (a raw system call) replaces it.
+int dump_signal_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  StandInScope scope;
+  struct sigaction now {};
+  if (__sigaction(sig, nullptr, &now) != 0 || (now.sa_flags & SA_SIGINFO) == 0 ||
+      now.sa_sigaction != dump_signal_handler)
+    return __sigaction(sig, action, old);
+  const struct sigaction shown = g_program_actions[g_program_current.load(std::memory_order_relaxed)];
+  if (action != nullptr) {
+    struct sigaction ours {};
+    ours.sa_sigaction = dump_signal_handler;
+    ours.sa_flags = SA_SIGINFO | (action->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
+    sigemptyset(&ours.sa_mask);
+    if (__sigaction(sig, &ours, nullptr) != 0) return -1;
+    set_program_action(*action);
+  }
+  if (old != nullptr) *old = shown;
+  return 0;
+}
+
 using SignalFunction = __sighandler_t (*)(int, __sighandler_t);
 std::atomic<SignalFunction> g_libc_signal{nullptr};
 
@@ -274,6 +315,7 @@ void install_signal_handlers() {
 using namespace profkit::rt;
 
 int sigaction(int sig, const struct sigaction* action, struct sigaction* old) noexcept {
+  if (sig > 0 && sig == g_dump_sig) return dump_signal_sigaction(sig, action, old);
   if (sig <= 0 || sig >= NSIG || g_stand_in[sig].handler == nullptr)
     return __sigaction(sig, action, old);
   StandInScope scope;
@@ -311,11 +353,12 @@ int sigaction(int sig, const struct sigaction* action, struct sigaction* old) no
 }
 
 // glibc's signal() sets its disposition with its internal sigaction, past the wrapper above:
-// for the signals with a stand-in it is done here as glibc does it (BSD semantics: the
+// for the signals with a stand-in and the dump signal it is done here as glibc does it (BSD semantics: the
 // signal blocked in its handler, system calls restarted), and so where glibc's cannot be
 // found (a static link); the others go to glibc's.
 __sighandler_t signal(int sig, __sighandler_t handler) noexcept {
-  const bool stand_in = sig > 0 && sig < NSIG && g_stand_in[sig].handler != nullptr;
+  const bool stand_in =
+      sig > 0 && sig < NSIG && (g_stand_in[sig].handler != nullptr || sig == g_dump_sig);
   SignalFunction libc = g_libc_signal.load(std::memory_order_acquire);
   if (!stand_in && libc == nullptr) {
     libc = reinterpret_cast<SignalFunction>(dlsym(RTLD_NEXT, "signal"));

@@ -19,6 +19,7 @@ struct ThreadState {
   std::atomic<uint32_t> alive{0};
   uintptr_t* slots = nullptr;    // live tracked glibc chunks: header pointer, or free-list link
   uint32_t slots_used = 0;       // high-water mark
+  uint32_t slot_capacity = 0;    // slots reserved: kMaxSlots, fewer under an address-space limit
   uint32_t free_slot = 0;        // head of the free-slot list, index + 1 (0 = empty)
   // Slots freed by other threads: a lock-free stack (same links as the free list) that
   // those threads push onto without taking `lock`; the owner takes it whole when its own
@@ -51,6 +52,7 @@ struct ThreadState {
 // next new thread), up to max_threads (at most kMaxThreads; options.h's kMaxThreadsLimit).
 inline constexpr uint32_t kMaxThreads = 1 << 17;
 inline constexpr uint32_t kMaxSlots = 1 << 25;  // live tracked blocks per thread state
+inline constexpr uint32_t kMinSlots = 1 << 16;  // the fewest, under an address-space limit
 
 ThreadState* thread_state_slow();
 uint32_t threads_without_state();  // threads that found max_threads states in use

@@ -106,6 +106,140 @@ TEST(Run, AProfileThatCannotBeWrittenLeavesTheExitStatusAlone) {
   EXPECT_NE(r.err.find("broken pipe"), std::string::npos) << r.err;
 }
 
+// A profile output that is not a regular file stays what it is. The runtime wrote
+// PATH.tmp.PID and renamed it over the output, so a character device, a FIFO or a symlink
+// given as the output became a regular file. Now a device or FIFO is written directly and a
+// symlink is followed: the file at its end is replaced, the links stay.
+TEST(Run, AnOutputThatIsADeviceFifoOrSymlinkStaysOne) {
+  const std::string dir = work_dir("special_outputs");
+  const std::string prog = alloc_exit_program(dir);
+  const std::string d = sh_quote(dir);
+  run_ok("cd " + d + " && rm -rf full fifo fifo.out links real && mkdir links real && "
+         "mknod full c 1 7 && mkfifo fifo && ln -s ../real/hop links/p.raw && "
+         "ln -s target.raw real/hop");
+  // The private /dev/full: every write fails with ENOSPC.
+  CommandResult r = run("cd " + d + " && " + pk() + " run -o " + dir + "/full -- " + prog + " 3");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("no space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/full").out, "character special file\n");
+  // A FIFO with a reader: the shell holds it open read-write while the program runs (so
+  // nothing waits), then reads what was written once the program is done.
+  r = run("cd " + d + " && exec 3<>fifo && " + pk() + " run -o " + dir + "/fifo -- " + prog +
+          " 4; s=$?; exec 4<fifo 3>&-; cat <&4 > fifo.out; exit $s");
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/fifo").out, "fifo\n");
+  EXPECT_EQ(read_file(dir + "/fifo.out").substr(0, 8), std::string("\x81rforpm\xff", 8));
+  // A chain of relative symlinks: the target at its end gets the profile.
+  r = run("cd " + d + " && " + pk() + " run -o " + dir + "/links/p.raw -- " + prog + " 5");
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_EQ(run("cd " + d + " && test -L links/p.raw && test -L real/hop && test -f real/target.raw"
+                " && test ! -L real/target.raw && echo ok").out, "ok\n");
+  EXPECT_EQ(read_file(dir + "/real/target.raw").substr(0, 8), std::string("\x81rforpm\xff", 8));
+  EXPECT_EQ(run("cd " + d + " && ls links real | grep -c tmp").out, "0\n");
+  // output= through the runtime alone: the same.
+  r = run("cd " + d + " && MEMPROF_OPTIONS=output=" + dir + "/full LD_PRELOAD=" +
+          runtime_dir() + "/libprofkit_memprof.so " + prog + " 6");
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(run_ok("stat -c %F " + d + "/full").out, "character special file\n");
+  EXPECT_EQ(run("cd " + d + " && ls | grep -c tmp").out, "0\n");
+  // A link to /proc/self/fd/1: the profile goes to the program's stdout (here a file),
+  // which stays the file the program writes.
+  r = run("cd " + d + " && rm -f fd1 fd1.out && ln -s /proc/self/fd/1 fd1 && MEMPROF_OPTIONS=output=" +
+          dir + "/fd1 LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so " + prog + " 7 > fd1.out");
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(run("cd " + d + " && test -L fd1 && echo ok").out, "ok\n");
+  EXPECT_EQ(read_file(dir + "/fd1.out").substr(0, 8), std::string("\x81rforpm\xff", 8));
+}
+
+// A program that prints with stdio (buffered: stdout is a pipe or a file), allocates from
+// 4096 call paths (a profile of ~1 MB) and exits with 7.
+std::string printing_program(const std::string& dir) {
+  write_file(dir + "/printing.c",
+             "#include <stdio.h>\n#include <stdlib.h>\n"
+             "static void* keep[4096];\n"
+             "__attribute__((noinline)) void rec(int d, int path) {\n"
+             "  if (d == 0) { keep[path] = malloc(16 + path % 64); return; }\n"
+             "  if (path & 1) rec(d - 1, path >> 1); else rec(d - 1, path >> 1);\n"
+             "  __asm__ volatile(\"\" ::: \"memory\");\n}\n"
+             "int main(void) { for (int i = 0; i < 4096; i++) rec(12, i);\n"
+             "  printf(\"done 4096\\n\"); return 7; }\n");
+  run_ok("gcc -O1 -fno-omit-frame-pointer -o " + dir + "/printing " + dir + "/printing.c");
+  return dir + "/printing";
+}
+
+// log_path=stdout: the exit profile was written to fd 1 before exit() flushed the program's
+// own stdio buffer, so the program's later flush died of SIGPIPE (`| head -c 10`: 141) or
+// SIGXFSZ (`ulimit -f`: 153) and its output was lost. Its output now comes first.
+TEST(Run, LogPathStdoutComesAfterTheProgramsOwnOutput) {
+  const std::string dir = work_dir("stdout_order");
+  const std::string prog = printing_program(dir);
+  const std::string preload = "LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so ";
+  CommandResult r = run("cd " + sh_quote(dir) + " && (ulimit -f 100; MEMPROF_OPTIONS=log_path=stdout " +
+                        preload + prog + " > out.txt; echo status=$?)");
+  EXPECT_NE(r.out.find("status=7"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(read_file(dir + "/out.txt").substr(0, 10), "done 4096\n");
+  r = run("(MEMPROF_OPTIONS=log_path=stdout " + preload + prog +
+          "; echo status=$? >&2) | head -c 10");
+  EXPECT_EQ(r.out, "done 4096\n");
+  EXPECT_NE(r.err.find("status=7"), std::string::npos) << r.err;
+  r = run("(" + pk() + " run --options=log_path=stdout -- " + prog + "; echo status=$? >&2) | head -c 10");
+  EXPECT_EQ(r.out, "done 4096\n");
+  EXPECT_NE(r.err.find("status=7"), std::string::npos) << r.err;
+}
+
+// dump_signal: the program installing its own handler for the signal after start-up (with
+// signal() or sigaction()) replaced the runtime's, and no dump happened any more. Now the
+// runtime dumps and chains to the program's disposition, which sigaction still reports.
+TEST(Run, DumpSignalStillDumpsAfterTheProgramSetsItsOwnHandler) {
+  const std::string dir = work_dir("dumpsig_later");
+  write_file(dir + "/later.c",
+             "#include <signal.h>\n#include <stdlib.h>\n#include <string.h>\n"
+             "static volatile sig_atomic_t got = 0;\n"
+             "static void h(int s) { (void)s; got = 1; }\n"
+             "static void hi(int s, siginfo_t* i, void* c) { (void)s; (void)i; (void)c; got = 2; }\n"
+             "int main(int argc, char** argv) {\n"
+             "  for (int i = 0; i < 100; i++) free(malloc(32 + i));\n"
+             "  const char* m = argv[1];\n"
+             "  struct sigaction sa, q;\n  memset(&sa, 0, sizeof sa);\n"
+             "  if (!strcmp(m, \"signal\")) signal(SIGUSR1, h);\n"
+             "  if (!strcmp(m, \"sigaction\")) { sa.sa_sigaction = hi; sa.sa_flags = SA_SIGINFO;"
+             " sigaction(SIGUSR1, &sa, 0); }\n"
+             "  if (!strcmp(m, \"default\")) signal(SIGUSR1, SIG_DFL);\n"
+             "  if (!strcmp(m, \"ignore\")) signal(SIGUSR1, SIG_IGN);\n"
+             "  sigaction(SIGUSR1, 0, &q);\n"
+             "  int shown = !strcmp(m, \"signal\") ? q.sa_handler == h\n"
+             "            : !strcmp(m, \"sigaction\") ? (q.sa_flags & SA_SIGINFO) && q.sa_sigaction == hi\n"
+             "            : !strcmp(m, \"ignore\") ? q.sa_handler == SIG_IGN\n"
+             "            : !(q.sa_flags & SA_SIGINFO) && q.sa_handler == SIG_DFL;\n"
+             "  if (!shown) return 99;\n"
+             "  raise(SIGUSR1);\n"
+             "  return 40 + got;\n}\n");
+  run_ok("gcc -O1 -o " + dir + "/later " + dir + "/later.c");
+  auto written = [](const std::string& err) {
+    size_t n = 0;
+    for (size_t at = err.find("profile written"); at != std::string::npos;
+         at = err.find("profile written", at + 1))
+      ++n;
+    return n;
+  };
+  auto under = [&](const std::string& mode) {
+    return run("cd " + sh_quote(dir) + " && MEMPROF_OPTIONS=dump_signal=10:verbosity=2 LD_PRELOAD=" +
+               runtime_dir() + "/libprofkit_memprof.so ./later " + mode);
+  };
+  CommandResult r = under("signal");
+  EXPECT_EQ(r.status, 41) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;  // the signal's dump and the exit profile
+  r = under("sigaction");
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;
+  r = under("ignore");
+  EXPECT_EQ(r.status, 40) << r.err;
+  EXPECT_EQ(written(r.err), 2u) << r.err;
+  r = under("default");  // SIGUSR1's default action ends it, after the dump
+  EXPECT_EQ(r.status, 128 + 10) << r.err;
+  EXPECT_EQ(written(r.err), 1u) << r.err;
+}
+
 // dump_signal: refused for signals that cannot be caught or that the program needs; after
 // the dump the signal does what it would have done (the program's handler, or the default
 // action: SIGTERM still terminates, SIGWINCH is still ignored).
@@ -152,6 +286,21 @@ TEST(Run, WorksUnderAnAddressSpaceLimit) {
                               "/p.raw -- sh -c 'ulimit -v 2000000; exec " + prog + " 4'");
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_NE(r.err.find("1 profile written"), std::string::npos) << r.err;
+  // Tighter limits: the thread states' 256 MiB slot tables could not be reserved there, so
+  // no thread got a state, the profile had no allocation and the exit warned about
+  // max_threads.
+  // (gcc -O1 removes alloc_exit's blocks, which nothing reads; this program keeps its own.)
+  const std::string keeper = printing_program(dir);
+  for (const char* limit : {"300000", "200000"}) {
+    const std::string out = dir + "/v" + limit + ".raw";
+    const CommandResult t = run("cd " + dir + " && " + pk() + " run -o " + out +
+                                " -- sh -c 'ulimit -v " + limit + "; exec " + keeper + "' > /dev/null");
+    EXPECT_EQ(t.status, 7) << limit << t.err;
+    EXPECT_EQ(t.err.find("max_threads"), std::string::npos) << limit << t.err;
+    const CommandResult rep = run_ok(pk() + " report " + out + " --profiled-binary " + keeper);
+    EXPECT_EQ(rep.out.find(" 0 allocations"), std::string::npos) << limit << rep.out;
+    EXPECT_EQ(rep.out.find(" 0 contexts"), std::string::npos) << limit << rep.out;
+  }
 }
 
 // A program whose malloc is someone else's (here its own; compiler-rt's memprof runtime
@@ -175,6 +324,74 @@ TEST(Run, WarnsWhenTheProgramsMallocIsNotProfkits) {
   const std::string prog = alloc_exit_program(dir);
   const CommandResult plain = run(pk() + " run -o " + dir + "/q.raw -- " + prog + " 0");
   EXPECT_EQ(plain.err.find("not profkit's"), std::string::npos) << plain.err;
+}
+
+// Another heap profiler in the process (compiler-rt's memprof runtime linked into a
+// -fmemory-profile build beside ours) writes memprof.profraw.<pid> at exit; profkit's
+// runtime then renamed its own, empty, profile over it. Here the program's own malloc and
+// its atexit handler (which runs before the runtime's) stand for that runtime.
+TEST(Run, AnotherRuntimesProfileIsNeverReplaced) {
+  const std::string dir = work_dir("other_runtime");
+  write_file(dir + "/other.c",
+             "#include <stddef.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+             "extern void *__libc_malloc(size_t), __libc_free(void *);\n"
+             "extern void *__libc_calloc(size_t, size_t), *__libc_realloc(void *, size_t);\n"
+             "void *malloc(size_t n) { return __libc_malloc(n); }\n"
+             "void free(void *p) { __libc_free(p); }\n"
+             "void *calloc(size_t a, size_t b) { return __libc_calloc(a, b); }\n"
+             "void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }\n"
+             "static void write_theirs(void) { char name[64];\n"
+             "  snprintf(name, sizeof name, \"memprof.profraw.%d\", (int)getpid());\n"
+             "  FILE* f = fopen(name, \"w\"); fputs(\"theirs\\n\", f); fclose(f); }\n"
+             "int main(void) { atexit(write_theirs); printf(\"%d\\n\", (int)getpid());\n"
+             "  for (int i = 0; i < 100; i++) free(malloc(10 + i)); return 6; }\n");
+  run_ok("gcc -O1 -o " + dir + "/other " + dir + "/other.c");
+  run_ok("rm -f " + dir + "/memprof.profraw.*");
+  const CommandResult r = run("cd " + sh_quote(dir) + " && LD_PRELOAD=" + runtime_dir() +
+                              "/libprofkit_memprof.so ./other");
+  EXPECT_EQ(r.status, 6) << r.err;
+  const std::string pid = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(read_file(dir + "/memprof.profraw." + pid), "theirs\n");
+  EXPECT_EQ(run("ls " + sh_quote(dir) + " | grep -c tmp").out, "0\n");
+  // One line says what happened.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("malloc is not profkit's"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("left as it was"), std::string::npos) << r.err;
+  // A file the process wrote itself (a dump_signal dump) is still replaced by its next
+  // profile: the exit profile used to be refused as the other runtime's.
+  write_file(dir + "/again.c",
+             "#include <signal.h>\n#include <stddef.h>\n"
+             "extern void *__libc_malloc(size_t), __libc_free(void *);\n"
+             "void *malloc(size_t n) { return __libc_malloc(n); }\n"
+             "void free(void *p) { __libc_free(p); }\n"
+             "int main(void) { raise(SIGWINCH); return 3; }\n");
+  run_ok("gcc -O1 -o " + dir + "/again " + dir + "/again.c");
+  const CommandResult a = run("cd " + sh_quote(dir) + " && MEMPROF_OPTIONS=dump_signal=28:verbosity=2 "
+                              "LD_PRELOAD=" + runtime_dir() + "/libprofkit_memprof.so ./again");
+  EXPECT_EQ(a.status, 3) << a.err;
+  EXPECT_EQ(a.err.find("left as it was"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("profile written"), a.err.rfind("profile written")) << a.err;  // two
+}
+
+// --follow-children without --output: the option was ignored, and every descendant wrote
+// a profile.
+TEST(Run, FollowChildrenChoosesWithoutOutputToo) {
+  const std::string dir = work_dir("follow_no_o");
+  alloc_exit_program(dir);
+  write_file(dir + "/spawner.c",
+             "#include <stdlib.h>\n"
+             "int main(void) { for (int i = 0; i < 50; i++) free(malloc(64));\n"
+             "  system(\"./alloc_exit 0\"); system(\"./alloc_exit 0\"); return 0; }\n");
+  run_ok("gcc -O1 -o " + dir + "/spawner " + dir + "/spawner.c");
+  auto profiles = [&](const std::string& flags) {
+    run_ok("rm -f " + dir + "/memprof.profraw.*");
+    const CommandResult r = run_ok("cd " + dir + " && " + pk() + " run " + flags + " -- ./spawner");
+    return run("ls " + dir + " | grep -c '^memprof.profraw.[0-9]*$'").out + r.err;
+  };
+  EXPECT_EQ(profiles("").substr(0, 2), "3\n");
+  EXPECT_EQ(profiles("--follow-children=none").substr(0, 2), "1\n");
+  EXPECT_EQ(profiles("--follow-children='^zzz'").substr(0, 2), "1\n");
+  EXPECT_EQ(profiles("--follow-children='^alloc'").substr(0, 2), "3\n");
 }
 
 // --follow-children and --output patterns over a process tree: the started program (which
