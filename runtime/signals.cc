@@ -279,7 +279,7 @@ int dump_signal_sigaction(int sig, const struct sigaction* action, struct sigact
     struct sigaction ours {};
     ours.sa_sigaction = dump_signal_handler;
     ours.sa_flags = SA_SIGINFO | (action->sa_flags & (SA_RESTART | SA_ONSTACK | SA_NODEFER));
-    sigemptyset(&ours.sa_mask);
+    ours.sa_mask = action->sa_mask;  // what the program's handler runs with, when it runs
     if (__sigaction(sig, &ours, nullptr) != 0) return -1;
     set_program_action(*action);
   }
