@@ -196,7 +196,9 @@ TEST(Sampling, ProfkitRunPassesTheIntervalThrough) {
   }
   const auto bad = run(profkit + " run --sample-interval=-1 -- true");
   EXPECT_NE(bad.status, 0);
-  EXPECT_EQ(bad.err.rfind("--sample-interval: ", 0), 0u) << bad.err;
+  // One line, as every usage error: "profkit: error: --sample-interval: ...".
+  EXPECT_EQ(bad.err.rfind("profkit: error: --sample-interval: ", 0), 0u) << bad.err;
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
 }
 
 }  // namespace
