@@ -484,7 +484,12 @@ Expected<void> Merger::add(const Profile& profile, uint64_t weight, std::string_
   // Only a text profile says "front end" (its :fe line); a raw or indexed profile without
   // the IR flag has no kind at all for llvm-profdata, so it merges with anything.
   const bool front_end = profile.format == ProfileFormat::text && profile.text_front_end;
-  PROFKIT_TRY(add_kind(profile.flags, front_end, source));
+  // A raw profile's kind is its first image's, as add_raw takes it (llvm-profdata asks the
+  // reader for the kind once, after the first image's header), not the OR of every image's.
+  const uint64_t kind = profile.format == ProfileFormat::raw && profile.version_word != 0
+                            ? profile.version_word
+                            : profile.flags;
+  PROFKIT_TRY(add_kind(kind, front_end, source));
   // Sampling draws one random index per trace of a sampled stream, so a claimed stream size
   // costs time even without traces; more than 2^30 traces is no real profile (llvm-profdata
   // would spin for hours).
