@@ -112,14 +112,29 @@ Expected<std::vector<WeightedPath>> collect_merge_inputs(const MergeInputSpec& s
   return expanded;
 }
 
-InstrProfFileKind sniff_instrprof_file(const std::string& path) {
+namespace {
+
+// A file's first bytes, read once: enough for the largest indexed header, and more than the
+// raw IR-PGO, raw MemProf and YAML checks look at. `size` is -1 when they cannot be read
+// with pread (a pipe; a file that cannot be opened).
+struct Head {
+  uint8_t bytes[72];
+  ssize_t size = -1;
+  Bytes view() const { return Bytes(bytes, size > 0 ? static_cast<size_t>(size) : 0); }
+};
+
+Head read_head(const std::string& path) {
+  Head head;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return InstrProfFileKind::other;
-  uint8_t head[72];  // the largest indexed header
-  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  if (fd < 0) return head;
+  head.size = ::pread(fd, head.bytes, sizeof head.bytes, 0);
   ::close(fd);
-  if (n < 8) return InstrProfFileKind::other;
-  const Bytes bytes(head, static_cast<size_t>(n));
+  return head;
+}
+
+InstrProfFileKind instrprof_kind(const Head& head) {
+  if (head.size < 8) return InstrProfFileKind::other;
+  const Bytes bytes = head.view();
   if (instrprof::has_indexed_magic(bytes)) {
     const auto h = instrprof::read_indexed_header(bytes);
     const bool memprof =
@@ -130,27 +145,22 @@ InstrProfFileKind sniff_instrprof_file(const std::string& path) {
                                                        : InstrProfFileKind::other;
 }
 
-namespace {
-// False when the first 8 bytes show `path` is no raw memprof profile and no MemProf YAML
-// (input_kind decides from them), so nothing more of it need be read: a sparse file or a
-// device of zeros is not mapped or read whole here. True when it may be (or cannot be
-// told without reading, as a pipe).
-bool may_be_raw_or_yaml_memprof(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;  // MappedFile::open fails the same way
-  uint8_t head[8];
-  const ssize_t n = ::pread(fd, head, sizeof head, 0);
-  ::close(fd);
-  if (n < 0) return true;
-  const memprof::InputKind kind = memprof::input_kind(Bytes(head, static_cast<size_t>(n)));
+bool is_raw_or_yaml_memprof(Bytes data) {
+  const memprof::InputKind kind = memprof::input_kind(data);
   return kind == memprof::InputKind::raw || kind == memprof::InputKind::yaml;
 }
+
 }  // namespace
+
+InstrProfFileKind sniff_instrprof_file(const std::string& path) {
+  return instrprof_kind(read_head(path));
+}
 
 MemProfRoute route_memprof_inputs(std::vector<WeightedPath>& inputs) {
   MemProfRoute route;
   std::erase_if(inputs, [&](const WeightedPath& in) {
-    switch (sniff_instrprof_file(in.path)) {
+    const Head head = read_head(in.path);
+    switch (instrprof_kind(head)) {
       case InstrProfFileKind::raw:
       case InstrProfFileKind::indexed:
         return false;  // the usual case: nothing mapped
@@ -164,13 +174,18 @@ MemProfRoute route_memprof_inputs(std::vector<WeightedPath>& inputs) {
       case InstrProfFileKind::other:
         break;
     }
-    if (!may_be_raw_or_yaml_memprof(in.path)) return false;
-    auto f = MappedFile::open(in.path);
-    if (!f) return false;  // the IR-PGO merge reports it
-    const auto kind = memprof::input_kind(f->bytes());
-    if (kind != memprof::InputKind::raw && kind != memprof::InputKind::yaml) return false;
-    route.memprof_inputs.push_back(in.path);
-    return true;
+    // Raw MemProf and YAML are told by their first bytes (input_kind): only an input whose
+    // head could not be read (a pipe) is read whole to tell; a sparse file or a device of
+    // zeros is never mapped here.
+    bool memprof = false;
+    if (head.size >= 0) {
+      memprof = is_raw_or_yaml_memprof(head.view());
+    } else {
+      auto f = MappedFile::open(in.path);
+      memprof = f && is_raw_or_yaml_memprof(f->bytes());  // else the IR-PGO merge reports it
+    }
+    if (memprof) route.memprof_inputs.push_back(in.path);
+    return memprof;
   });
   return route;
 }
