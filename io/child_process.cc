@@ -68,12 +68,10 @@ volatile sig_atomic_t forward_to = 0;  // the running child's pid, 0 when none
 }  // namespace
 
 Expected<ChildExit> run_child(const std::vector<std::string>& argv_in,
-                              const std::vector<std::string>& env_in,
-                              std::string_view pid_variable) {
+                              std::vector<std::string> env, std::string_view pid_variable) {
   std::vector<char*> argv;
   for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  std::vector<std::string> env = env_in;
   if (!pid_variable.empty()) {  // replaces an inherited value (profkit run under profkit run)
     const std::string prefix = std::string(pid_variable) + "=";
     std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });

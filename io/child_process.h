@@ -33,8 +33,8 @@ struct ChildExit {
 // terminal generates already reach the whole foreground process group, so they are not
 // sent twice. The caller's dispositions are restored before this returns. An error only
 // when no process could be started at all.
-Expected<ChildExit> run_child(const std::vector<std::string>& argv,
-                              const std::vector<std::string>& env, std::string_view pid_variable);
+Expected<ChildExit> run_child(const std::vector<std::string>& argv, std::vector<std::string> env,
+                              std::string_view pid_variable);
 
 // Passes on how the child ended, given its ChildExit::status: returns its exit code; for a
 // child ended by a signal, flushes stdio and raises the same signal here (with core dumps
