@@ -366,8 +366,9 @@ struct Target {
 
 // The name at the end of the chain of symlinks at `path` (a relative link read from its
 // link's directory), without realpath (glibc's may allocate). False when the chain loops
-// or a name does not fit; `path` is then as given. `*through_proc` tells a link into /proc
-// (/proc/self/fd/1: the file stdout is, which renaming over would take from the program).
+// or a name does not fit (`path` is then part way along it: the caller keeps the given
+// one). `*through_proc` tells a link into /proc (/proc/self/fd/1: the file stdout is,
+// which renaming over would take from the program).
 bool follow_symlinks(Path* path, bool* through_proc) {
   *through_proc = false;
   Path next;
@@ -438,8 +439,8 @@ bool open_target(Target* t, Sink* sink, uint32_t interval) {
   // A symlink stays: the file at its end is replaced, by a temporary file beside it. One
   // into /proc names a file a process has open: appended to, in place.
   bool through_proc = false;
-  Path given = t->path;
-  follow_symlinks(&t->path, &through_proc);
+  const Path given = t->path;
+  if (!follow_symlinks(&t->path, &through_proc)) t->path = given;  // a loop: as before
   if (through_proc) {
     t->path = given;
     sink->fd = open(t->path.bytes, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
