@@ -109,7 +109,7 @@ std::optional<std::string> merged_bytes(const MergeCommand& cmd, instrprof::Prof
   write.sparse = cmd.sparse;
   write.name_refs = name_refs;
   if (filter != nullptr)
-    write.keep_name = [filter](std::string_view name) { return filter->keeps(std::string(name)); };
+    write.keep_name = [filter](std::string_view name) { return filter->keeps(name); };
   if (memprof != nullptr)
     write.memprof_section = [&](uint64_t offset) {
       return memprof_section_at(*memprof, cmd.memprof, offset);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 
 namespace profkit::cli {
 
@@ -16,8 +17,9 @@ class NamePattern {
       : text_(text), literal_(!text.empty() && text[0] == '?') {
     if (!literal_) re_ = std::regex(text, std::regex::extended);  // throws std::regex_error
   }
-  bool matches(const std::string& name) const {
-    return literal_ ? name.find(text_) != std::string::npos : std::regex_search(name, re_);
+  bool matches(std::string_view name) const {
+    return literal_ ? name.find(text_) != std::string_view::npos
+                    : std::regex_search(name.begin(), name.end(), re_);
   }
 
  private:
@@ -30,7 +32,7 @@ struct NameFilter {
   std::optional<NamePattern> keep;  // --function
   std::optional<NamePattern> drop;  // --no-function
   bool active() const { return keep || drop; }
-  bool keeps(const std::string& name) const {
+  bool keeps(std::string_view name) const {
     if (drop && drop->matches(name)) return false;
     return !keep || keep->matches(name);
   }
