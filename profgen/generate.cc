@@ -304,16 +304,17 @@ RangeCounts make_disjoint(const RangeCounts& ranges) { return disjoint_ranges(ra
 
 void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
                          std::vector<Frame>& out) {
-  std::vector<Frame> frames;
   for (const auto& c : map.inline_context(p)) {
-    if (c.site == 0) {  // an unknown call site: the context restarts below it
-      frames.clear();
+    // An unknown call site (index 0: call sites merged by the optimizer): nothing above it
+    // can be named, so the whole context built so far (the callers' frames in `out` too,
+    // as llvm-profgen does) restarts below it.
+    if (c.site == 0) {
+      out.clear();
       continue;
     }
-    frames.push_back(Frame{FunctionId(map.name(c.guid)), LineLocation{c.site, 0}});
+    out.push_back(Frame{FunctionId(map.name(c.guid)), LineLocation{c.site, 0}});
   }
-  frames.push_back(Frame{FunctionId(map.name(map.nodes()[p.node].guid)), LineLocation{p.index, 0}});
-  out.insert(out.end(), frames.begin(), frames.end());
+  out.push_back(Frame{FunctionId(map.name(map.nodes()[p.node].guid)), LineLocation{p.index, 0}});
 }
 
 void add_saturating(uint64_t& into, uint64_t n) {

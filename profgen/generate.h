@@ -44,7 +44,7 @@ void post_process(sampleprof::Profile& profile, const PostProcessOptions& option
 
 // Pieces the context-sensitive generator shares:
 // the inline context of a probe, its own frame (function, probe index) last, appended to
-// `out`; a frame at an unknown call site (index 0) restarts the context below it;
+// `out`; a frame at an unknown call site (index 0) drops everything above it, `out`'s callers too;
 void append_probe_frames(const probe::ProbeMap& map, const probe::Probe& p,
                          std::vector<sampleprof::Frame>& out);
 // a saturating add (LLVM's counters stop at the largest value);
