@@ -471,19 +471,24 @@ class PreInliner {
   bool should_inline(const Candidate& c) const {
     const bool was_inlined = (c.samples->attributes & sampleprof::kContextWasInlined) != 0;
     if (options_.replay) return was_inlined;
-    if (c.count <= cold_) return c.size <= options_.cold_callsite_threshold;
-    // The threshold grows linearly with hotness normalized to [0, 1] between the cold
-    // threshold and the count at the 10% cutoff. It is not rounded before the multiplier
-    // for calls the binary inlined (measured against llvm-profgen 22: a candidate of size 3
-    // with a threshold of 0.41 x 100 is inlined).
+    // A cold call is inlined only when smaller than the cold threshold (0 by default: never).
+    if (c.count <= cold_) return c.size < options_.cold_callsite_threshold;
+    // Hot: the threshold grows linearly with hotness normalized to [0, 1] between the cold
+    // threshold and the count at the 10% cutoff. It is a whole number, one above the hot
+    // share plus the cold threshold (so that a threshold of 0 still lets hot calls in),
+    // multiplied for calls the binary inlined, and the candidate must be smaller: as
+    // llvm-profgen computes it (a truncation to unsigned, then unsigned arithmetic).
     const double upper = static_cast<double>(ten_percent_);
     const double lower = static_cast<double>(cold_);
     double hotness = (static_cast<double>(c.count) - lower) / (upper - lower);
     if (hotness > 1.0) hotness = 1.0;
-    double threshold = static_cast<double>(options_.hot_callsite_threshold) * hotness * 100 +
-                       static_cast<double>(options_.cold_callsite_threshold);
+    const double share = static_cast<double>(options_.hot_callsite_threshold) * hotness * 100 +
+                         static_cast<double>(options_.cold_callsite_threshold) + 1;
+    uint32_t threshold = share <= 0 ? 0
+                         : share >= 9.0e18 ? UINT32_MAX
+                                           : static_cast<uint32_t>(static_cast<int64_t>(share));
     if (was_inlined) threshold *= options_.multiplier_for_inlined;
-    return static_cast<double>(c.size) <= threshold;
+    return c.size < threshold;
   }
 
   // The base (context-less) profile of a function: its non-inlined contexts promoted to
