@@ -44,9 +44,37 @@ uint64_t function_entry(const ProfiledBinary& b, uint64_t address) {
   return 0;
 }
 
+// Instructions where the frame-pointer chain misses the running function's caller: the
+// binary's prologs and epilogs (llvm-profgen's set), and the epilogs of tail calls, a jmp to
+// another function's entry and the instruction before it (`pop %rbp; jmp f` as `pop %rbp;
+// ret`).
+std::vector<bool> frameless(const ProfiledBinary& b) {
+  const size_t n = b.instruction_count();
+  std::vector<bool> out(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (b.in_prolog_epilog(b.instruction_address(i))) out[i] = true;
+    const uint8_t cls = b.instruction_class(i);
+    const uint64_t target = b.jump_target(i);
+    if ((cls & kInsnUncond) == 0 || (cls & kInsnBranch) == 0 || target == 0) continue;
+    const FuncRange* to = b.func_range_at(target);
+    const FuncRange* from = b.find_func_range(b.instruction_address(i));
+    if (to == nullptr || !to->is_entry || (from != nullptr && from->function == to->function))
+      continue;
+    out[i] = true;
+    if (i > 0) out[i - 1] = true;
+  }
+  return out;
+}
+
 }  // namespace
 
-IpEstimator::IpEstimator(const ProfiledBinary& binary) : binary_(binary), leader_(leaders(binary)) {}
+IpEstimator::IpEstimator(ProfiledBinary& binary, bool contexts)
+    : binary_(binary),
+      contexts_(contexts),
+      leader_(leaders(binary)),
+      frameless_(contexts ? frameless(binary) : std::vector<bool>()) {}
+
+IpEstimator::~IpEstimator() = default;
 
 std::pair<size_t, size_t> IpEstimator::block_of(uint64_t address) const {
   const size_t n = binary_.instruction_count();
@@ -59,49 +87,167 @@ std::pair<size_t, size_t> IpEstimator::block_of(uint64_t address) const {
   return {first, last};
 }
 
+// The instructions of a block a sample can be counted on: all of them, or with contexts
+// those outside prologs and epilogs (samples there are left out).
+uint64_t IpEstimator::block_length(size_t first, size_t last) const {
+  if (!contexts_) return last - first + 1;
+  uint64_t length = 0;
+  for (size_t i = first; i <= last; ++i)
+    if (!frameless_[i]) ++length;
+  return length;
+}
+
 void IpEstimator::add(const std::vector<AggregatedSample>& samples) {
   const size_t n = binary_.instruction_count();
   for (const auto& [sample, count] : samples) {
     const auto& stack = sample.stack;
     if (stack.empty() || stack[0] == kExternalAddress) continue;
+    if (contexts_) {
+      add_context(sample, count);
+      continue;
+    }
     const auto [first, last] = block_of(stack[0]);
-    if (first < n) block_samples_[first] += count;
+    if (first < n) root_.block_samples[first] += count;
     // In a prolog or epilog the frame pointer still (or again) names the caller's frame, so
     // the first caller frame is the caller's caller: that edge is not a call.
     const size_t first_edge = binary_.in_prolog_epilog(stack[0]) ? 2 : 1;
     for (size_t i = first_edge; i < stack.size(); ++i) {
       if (stack[i] == kExternalAddress || stack[i - 1] == kExternalAddress) continue;
       const uint64_t callee = function_entry(binary_, stack[i - 1]);
-      if (callee != 0) site_callees_[stack[i]][callee] += count;
+      if (callee != 0) root_.site_callees[stack[i]][callee] += count;
     }
   }
 }
 
-SampleCounter IpEstimator::finish() const {
+void IpEstimator::add_context(const PerfSample& sample, uint64_t count) {
+  const auto& stack = sample.stack;  // the IP, then the callers' calls, innermost first
+  // Frames beyond the innermost one outside the binary have no known chain of callers.
+  size_t end = 1;
+  while (end < stack.size() && stack[end] != kExternalAddress) ++end;
+  // context[j]: the group whose callers are stack[end - 1] down to stack[end - j], the
+  // context of frame end - 1 - j.
+  std::vector<Group*>& context = scratch_;
+  context.clear();
+  Group* g = &root_;
+  context.push_back(g);
+  for (size_t i = end - 1; i >= 1; --i) {
+    auto& slot = g->callers[stack[i]];
+    if (!slot) slot = std::make_unique<Group>();
+    g = slot.get();
+    context.push_back(g);
+  }
+  // A sample in a prolog or epilog misses its caller's frame: neither its block nor its
+  // first edge has a known context.
+  const size_t at = binary_.lower_bound(stack[0]);
+  const bool prolog = at < frameless_.size() && frameless_[at];
+  if (!prolog) {
+    const auto [first, last] = block_of(stack[0]);
+    if (first < binary_.instruction_count()) context[end - 1]->block_samples[first] += count;
+  }
+  for (size_t i = prolog ? 2 : 1; i < end; ++i) {
+    const uint64_t callee = function_entry(binary_, stack[i - 1]);
+    if (callee != 0) context[end - 1 - i]->site_callees[stack[i]][callee] += count;
+  }
+}
+
+std::map<size_t, uint64_t> IpEstimator::block_counts(const Group& g) const {
   const size_t n = binary_.instruction_count();
-  SampleCounter c;
-  std::map<size_t, uint64_t> block_count;
-  for (const auto& [first, samples] : block_samples_) {
+  std::map<size_t, uint64_t> counts;
+  for (const auto& [first, samples] : g.block_samples) {
     size_t last = first;
     while (last + 1 < n && !leader_[last + 1]) ++last;
-    const uint64_t length = last - first + 1;
-    const uint64_t estimate = std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length);
-    block_count[first] = estimate;
+    const uint64_t length = block_length(first, last);
+    if (length == 0) continue;
+    counts[first] = std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length);
+  }
+  return counts;
+}
+
+namespace {
+
+// The calls from `site` to each callee: the site block's count in `counts` (1 when it drew
+// no sample of its own: a call on a stack ran) times the callee's share of the site's
+// samples.
+template <class Fn>
+void for_each_call(const std::map<uint64_t, uint64_t>& callees, uint64_t calls, Fn fn) {
+  uint64_t total = 0;
+  for (const auto& [callee, samples] : callees) total += samples;
+  for (const auto& [callee, samples] : callees)
+    fn(callee, std::max<uint64_t>(1, (calls * samples + total / 2) / total));
+}
+
+}  // namespace
+
+SampleCounter IpEstimator::finish() const {
+  SampleCounter c;
+  const std::map<size_t, uint64_t> counts = block_counts(root_);
+  for (const auto& [first, estimate] : counts) {
+    const auto [f, last] = block_of(binary_.instruction_address(first));
     c.ranges[{binary_.instruction_address(first), binary_.instruction_address(last)}] = estimate;
   }
-  for (const auto& [site, callees] : site_callees_) {
-    uint64_t total = 0;
-    for (const auto& [callee, samples] : callees) total += samples;
-    const auto [first, last] = block_of(site);
-    auto counted = block_count.find(first);
-    // A call on a stack ran, even when its block drew no sample of its own.
-    const uint64_t calls = counted == block_count.end() ? 1 : counted->second;
-    for (const auto& [callee, samples] : callees) {
-      const uint64_t share = std::max<uint64_t>(1, (calls * samples + total / 2) / total);
-      c.branches[{site, callee}] = share;
-    }
+  for (const auto& [site, callees] : root_.site_callees) {
+    const auto counted = counts.find(block_of(site).first);
+    for_each_call(callees, counted == counts.end() ? 1 : counted->second,
+                  [&](uint64_t callee, uint64_t n) { c.branches[{site, callee}] = n; });
   }
   return c;
+}
+
+std::vector<CsCounter> IpEstimator::finish_contexts(const ContextOptions& options) {
+  out_.clear();
+  index_.clear();
+  std::vector<uint64_t> stack;
+  collect(root_, stack, options);
+  index_.clear();
+  return std::move(out_);
+}
+
+CsCounter& IpEstimator::counter_for(const std::vector<uint64_t>& stack,
+                                    const ContextOptions& options) {
+  make_context_key(binary_, options, stack, key_);
+  context_id(key_, id_);
+  auto [it, added] = index_.try_emplace(id_, out_.size());
+  if (added) out_.push_back(CsCounter{key_.addresses, key_.frames, key_.leaf_was_inlined, {}});
+  return out_[it->second];
+}
+
+// The counters of group `g` (callers `stack`, root first) and of the groups below it. Probe
+// binaries key a context by its callers; the others by the source frames of its callers
+// and of the code running, so a block is cut where its inline frames change, as the
+// unwinder cuts ranges.
+void IpEstimator::collect(const Group& g, std::vector<uint64_t>& stack,
+                          const ContextOptions& options) {
+  const bool probes = binary_.uses_probes();
+  const auto address = [&](size_t i) { return binary_.instruction_address(i); };
+  const std::map<size_t, uint64_t> counts = block_counts(g);
+  for (const auto& [first, estimate] : counts) {
+    const size_t last = block_of(address(first)).second;
+    if (probes) {
+      counter_for(stack, options).counter.ranges[{address(first), address(last)}] += estimate;
+      continue;
+    }
+    size_t piece = first;
+    for (size_t i = first + 1; i <= last + 1; ++i) {
+      if (i <= last && same_inline_context(binary_, address(piece), address(i))) continue;
+      stack.push_back(address(piece));
+      counter_for(stack, options).counter.ranges[{address(piece), address(i - 1)}] += estimate;
+      stack.pop_back();
+      piece = i;
+    }
+  }
+  for (const auto& [site, callees] : g.site_callees) {
+    const auto counted = counts.find(block_of(site).first);
+    if (!probes) stack.push_back(site);
+    SampleCounter& c = counter_for(stack, options).counter;
+    for_each_call(callees, counted == counts.end() ? 1 : counted->second,
+                  [&](uint64_t callee, uint64_t n) { c.branches[{site, callee}] += n; });
+    if (!probes) stack.pop_back();
+  }
+  for (const auto& [call, caller] : g.callers) {
+    stack.push_back(call);
+    collect(*caller, stack, options);
+    stack.pop_back();
+  }
 }
 
 }  // namespace profkit::profgen

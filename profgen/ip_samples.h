@@ -15,16 +15,25 @@
 //    to F (a sample in a prolog or epilog names its caller's caller: that first edge is left
 //    out). The calls into F from that site are the site block's count times that share;
 //    head samples follow from them as from LBR call branches.
+//  * Contexts (finish_contexts). The same estimates per calling context: a sample's callers
+//    (up to the innermost frame outside the binary) are the context of its block, and the
+//    callers above a caller frame the context of that call. A sample in a prolog or epilog
+//    (also a tail call's: `pop %rbp; jmp f`) has no known context (its caller frame is
+//    missing): it is left out, and the block's length counts only its other instructions,
+//    so the estimate stays unbiased.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "profgen/binary.h"
 #include "profgen/counter.h"
 #include "profgen/perf_script.h"
+#include "profgen/unwinder.h"
 
 namespace profkit::profgen {
 
@@ -32,16 +41,41 @@ inline constexpr uint64_t kIpCountScale = 64;
 
 class IpEstimator {
  public:
-  explicit IpEstimator(const ProfiledBinary& binary);
+  // `contexts`: keep the counts per calling context (finish_contexts), else one set
+  // (finish).
+  IpEstimator(ProfiledBinary& binary, bool contexts = false);
+  ~IpEstimator();
   void add(const std::vector<AggregatedSample>& samples);
   SampleCounter finish() const;
+  std::vector<CsCounter> finish_contexts(const ContextOptions& options);
 
  private:
+  // The samples of one calling context: the blocks they landed in, and the callees the
+  // context's call sites were calling.
+  struct Group {
+    std::map<size_t, uint64_t> block_samples;  // first instruction -> samples
+    std::map<uint64_t, std::map<uint64_t, uint64_t>> site_callees;  // call -> callee -> n
+    std::map<uint64_t, std::unique_ptr<Group>> callers;  // a deeper context per call address
+  };
   std::pair<size_t, size_t> block_of(uint64_t address) const;  // instruction indices
-  const ProfiledBinary& binary_;
+  uint64_t block_length(size_t first, size_t last) const;
+  std::map<size_t, uint64_t> block_counts(const Group& g) const;
+  void counts_of(const Group& g, SampleCounter& c) const;
+  void add_context(const PerfSample& sample, uint64_t count);
+  void collect(const Group& g, std::vector<uint64_t>& stack, const ContextOptions& options);
+  CsCounter& counter_for(const std::vector<uint64_t>& stack, const ContextOptions& options);
+
+  ProfiledBinary& binary_;
+  bool contexts_;
   std::vector<bool> leader_;
-  std::map<size_t, uint64_t> block_samples_;  // first instruction -> samples
-  std::map<uint64_t, std::map<uint64_t, uint64_t>> site_callees_;  // call -> callee -> n
+  std::vector<bool> frameless_;  // with contexts: instructions whose samples are left out
+  Group root_;  // the context-free counts, or the root of the contexts
+  // finish_contexts' output and its index by context_id.
+  std::vector<CsCounter> out_;
+  std::map<std::string, size_t> index_;
+  std::vector<Group*> scratch_;  // add_context's path of groups
+  CsCounter key_;                // counter_for's key and its bytes
+  std::string id_;
 };
 
 }  // namespace profkit::profgen

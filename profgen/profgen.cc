@@ -40,6 +40,14 @@ Expected<std::string> generate_cs(ProfiledBinary& binary, std::vector<CsCounter>
   return write(profile, options, binary, warn);
 }
 
+// The unsymbolized profile of context counters.
+std::string write_context_counters(const std::vector<CsCounter>& counters,
+                                   const ProfiledBinary& binary, OffsetBase base) {
+  std::vector<ContextCounter> out;
+  for (const auto& c : counters) out.push_back(ContextCounter{context_text(c, binary, base), c.counter});
+  return write_unsymbolized(out, true, binary, base);
+}
+
 // A context of an unsymbolized profile: "0xOFF @ 0xOFF" (call addresses, probe binaries;
 // llvm-profgen 22 crashes on these) or "main:2.2 @ top:0 @ leaf" (source frames).
 Expected<void> parse_context(std::string_view text, const ProfiledBinary& binary,
@@ -142,7 +150,9 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
     std::optional<ContextUnwinder> unwinder;
     std::optional<IpEstimator> ip;
     if (context_sensitive) unwinder.emplace(*binary, options.cs.context, stats);
-    if (kind == ScriptKind::ip_only) ip.emplace(*binary);
+    // Without branch stacks, call stacks give contexts as they do with them.
+    const bool ip_contexts = kind == ScriptKind::ip_only && !options.ignore_stack_samples;
+    if (kind == ScriptKind::ip_only) ip.emplace(*binary, ip_contexts);
     const BatchSink sink = [&](const std::vector<AggregatedSample>& samples,
                                const std::vector<bool>& first) {
       if (ip) {
@@ -185,12 +195,7 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       release_free_memory();
       warn_unwind(stats, counters.size(), warn);
       for (const std::string& w : size_warnings) warn(w);
-      if (options.skip_symbolization) {
-        std::vector<ContextCounter> out_counters;
-        for (auto& c : counters)
-          out_counters.push_back(ContextCounter{context_text(c, *binary, base), c.counter});
-        return write_unsymbolized(out_counters, true, *binary, base);
-      }
+      if (options.skip_symbolization) return write_context_counters(counters, *binary, base);
       *failing_input = options.binary;
       return generate_cs(*binary, std::move(counters), options, warn, out, std::move(sizes));
     }
@@ -198,6 +203,13 @@ Expected<std::string> run_profgen(const ProfgenOptions& options, const LineSink&
       warn("no branch stacks in " + input +
            ": estimating block and call counts from the sampled addresses and call stacks "
            "(see docs/profgen.md)");
+      if (ip_contexts) {
+        std::vector<CsCounter> counters = ip->finish_contexts(options.cs.context);
+        ip.reset();
+        if (options.skip_symbolization) return write_context_counters(counters, *binary, base);
+        *failing_input = options.binary;
+        return generate_cs(*binary, std::move(counters), options, warn, out);
+      }
       counter = ip->finish();
     } else {
       checks.warn(*binary, warn);

@@ -48,6 +48,76 @@ void compress_recursion(std::vector<T>& c, int32_t max_size) {
 template void compress_recursion(std::vector<uint64_t>&, int32_t);
 template void compress_recursion(std::vector<sampleprof::Frame>&, int32_t);
 
+bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
+  const auto& x = binary.inline_stack(a);
+  const auto& y = binary.inline_stack(b);
+  if (x.size() != y.size() || x.empty()) return false;
+  for (size_t i = 0; i + 1 < x.size(); ++i)
+    if (x[i].function != y[i].function || x[i].line_offset != y[i].line_offset ||
+        x[i].discriminator != y[i].discriminator)
+      return false;
+  return true;
+}
+
+namespace {
+
+// Source frames of a stack of addresses (root first): each address's inline stack with
+// base discriminators; the leaf frame's location is 0. Empty when any address has no
+// line information.
+void expand(ProfiledBinary& binary, const ContextOptions& options,
+            const std::vector<uint64_t>& stack, CsCounter& key) {
+  const bool fs = binary.uses_fs_discriminators();
+  for (uint64_t a : stack) {
+    const auto& frames = binary.inline_stack(a);
+    if (frames.empty()) {
+      key.frames.clear();
+      key.leaf_was_inlined = false;
+      return;
+    }
+    key.leaf_was_inlined = frames.size() > 1;
+    for (const auto& f : frames)
+      key.frames.push_back(sampleprof::Frame{
+          sampleprof::FunctionId(f.function),
+          sampleprof::LineLocation{f.line_offset, base_discriminator(f.discriminator, fs)}});
+  }
+  if (key.frames.empty()) return;
+  sampleprof::Frame leaf = key.frames.back();
+  leaf.location = {};
+  key.frames.pop_back();
+  compress_recursion(key.frames, options.compress_recursion);
+  trim_context(key.frames, options.max_context_depth);
+  key.frames.push_back(leaf);
+}
+
+}  // namespace
+
+void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
+                      const std::vector<uint64_t>& stack, CsCounter& key) {
+  key.addresses.clear();
+  key.frames.clear();
+  key.leaf_was_inlined = false;
+  if (binary.uses_probes()) {
+    key.addresses = stack;
+    compress_recursion(key.addresses, options.compress_recursion);
+    trim_context(key.addresses, options.max_context_depth);
+  } else {
+    expand(binary, options, stack, key);
+  }
+}
+
+void context_id(const CsCounter& key, std::string& id) {
+  id.clear();
+  auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (uint64_t a : key.addresses) put(a);
+  for (const auto& f : key.frames) {
+    put(f.name.name.size());
+    id.append(f.name.name);
+    put(f.location.line);
+    put(f.location.discriminator);
+  }
+  put(key.leaf_was_inlined);
+}
+
 namespace {
 
 // A frame of the call stack being unwound. Nodes, and the ranges and branches counted in
@@ -68,17 +138,6 @@ struct FrameRecord {
   uint32_t next = FrameNode::kNone;
   bool branch = false;
 };
-
-bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b) {
-  const auto& x = binary.inline_stack(a);
-  const auto& y = binary.inline_stack(b);
-  if (x.size() != y.size() || x.empty()) return false;
-  for (size_t i = 0; i + 1 < x.size(); ++i)
-    if (x[i].function != y[i].function || x[i].line_offset != y[i].line_offset ||
-        x[i].discriminator != y[i].discriminator)
-      return false;
-  return true;
-}
 
 // Counts of (first, second) pairs while samples are unwound: added to an unsorted tail,
 // sorted and summed into the sorted head when the tail has grown as long as the head. A
@@ -312,27 +371,9 @@ class Unwinder {
   void collect_frame(FrameNode* node, const std::vector<uint64_t>& stack) {
     if (node->first_record == FrameNode::kNone) return;
     CsCounter& key = key_;
-    key.addresses.clear();
-    key.frames.clear();
-    key.leaf_was_inlined = false;
-    if (binary_.uses_probes()) {
-      key.addresses = stack;
-      compress_recursion(key.addresses, options_.compress_recursion);
-      trim_context(key.addresses, options_.max_context_depth);
-    } else {
-      expand(stack, key);
-    }
+    make_context_key(binary_, options_, stack, key);
     std::string& id = id_;
-    id.clear();
-    auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    for (uint64_t a : key.addresses) put(a);
-    for (const auto& f : key.frames) {
-      put(f.name.name.size());
-      id.append(f.name.name);
-      put(f.location.line);
-      put(f.location.discriminator);
-    }
-    put(key.leaf_was_inlined);
+    context_id(key, id);
     auto [it, added] = index_.try_emplace(id, counters_.size());
     if (added) {
       counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
@@ -343,33 +384,6 @@ class Unwinder {
       const FrameRecord& e = records_[r];
       (e.branch ? c.branches : c.ranges).add(e.a, e.b, e.count, scratch_);
     }
-  }
-
-  // Source frames of a stack of addresses (root first): each address's inline stack with
-  // base discriminators; the leaf frame's location is 0. Empty when any address has no
-  // line information.
-  void expand(const std::vector<uint64_t>& stack, CsCounter& key) {
-    const bool fs = binary_.uses_fs_discriminators();
-    for (uint64_t a : stack) {
-      const auto& frames = binary_.inline_stack(a);
-      if (frames.empty()) {
-        key.frames.clear();
-        key.leaf_was_inlined = false;
-        return;
-      }
-      key.leaf_was_inlined = frames.size() > 1;
-      for (const auto& f : frames)
-        key.frames.push_back(sampleprof::Frame{
-            sampleprof::FunctionId(f.function),
-            sampleprof::LineLocation{f.line_offset, base_discriminator(f.discriminator, fs)}});
-    }
-    if (key.frames.empty()) return;
-    sampleprof::Frame leaf = key.frames.back();
-    leaf.location = {};
-    key.frames.pop_back();
-    compress_recursion(key.frames, options_.compress_recursion);
-    trim_context(key.frames, options_.max_context_depth);
-    key.frames.push_back(leaf);
   }
 
   ProfiledBinary& binary_;

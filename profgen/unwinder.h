@@ -59,6 +59,18 @@ class ContextUnwinder {
   std::unique_ptr<Impl> impl_;
 };
 
+// The key of a context's counter. Probe binaries: `stack` is the callers' call addresses
+// (root first), recursion compressed and trimmed. Others: `stack` ends with an address in
+// the running function, and the key is the inline-expanded source frames (base
+// discriminators; the leaf frame's location 0), compressed and trimmed but for the leaf;
+// empty when an address has no line information. Counts are not touched.
+void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
+                      const std::vector<uint64_t>& stack, CsCounter& key);
+// Bytes that are equal exactly when two keys are (to find a context's counter).
+void context_id(const CsCounter& key, std::string& id);
+// Whether two addresses have the same inline callers (their last frames may differ).
+bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b);
+
 // llvm-profgen's unwinder warnings (after the range warnings).
 void warn_unwind(const UnwindStats& stats, size_t contexts, const LineSink& warn);
 

@@ -10,9 +10,11 @@
 #   lbr-csspgo     -O2 -fpseudo-probe-for-profiling -fprofile-sample-use: profgen of a hybrid
 #                  script (--hybrid) of the training input, context-sensitive, probe-based
 #   nolbr-line     as lbr-line, from `perf record -e cpu-clock:u -g` of the full workload
-#                  (profgen's no-LBR mode)
+#                  (profgen's no-LBR mode, context-free: --ignore-stack-samples, so that its
+#                  line accuracy can be measured)
 #   nolbr-probe    as lbr-csspgo's flags, from the same kind of perf recording (probe-based,
-#                  not context-sensitive)
+#                  context-free: --ignore-stack-samples)
+#   nolbr-csspgo   the same recording, context-sensitive (profgen's default with call stacks)
 #   nolbr-autofdo  as nolbr-line, the profile made by AutoFDO's create_llvm_prof --use_lbr=false
 # Every variant also has -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer (the perf
 # call stacks need frame pointers) and -w (third-party code), so all differ only in the
@@ -186,9 +188,11 @@ for prog in $PROGRAMS; do
         sh -c "$(commands full "$dir/prof-$kind" "$w" | sed 's/$/ >\/dev\/null/' | paste -sd';')" \
         2>>"$dir/perf.log"
     fi
-    "$PROFKIT" profgen --binary "$dir/prof-$kind" --perfdata "$data" \
+    "$PROFKIT" profgen --binary "$dir/prof-$kind" --perfdata "$data" --ignore-stack-samples \
       -o "$dir/nolbr-$kind.prof" 2>>"$dir/profgen.log"
   done
+  "$PROFKIT" profgen --binary "$dir/prof-probe" --perfdata "$dir/perf.probe.data" \
+    -o "$dir/nolbr-csspgo.prof" 2>>"$dir/profgen.log"
   autofdo=0
   if command -v create_llvm_prof >/dev/null &&
     create_llvm_prof --binary="$dir/prof-line" --profile="$dir/perf.line.data" --use_lbr=false \
@@ -203,7 +207,8 @@ for prog in $PROGRAMS; do
   build lbr-csspgo -fpseudo-probe-for-profiling "-fprofile-sample-use=$dir/lbr-probe.prof"
   build nolbr-line -fdebug-info-for-profiling "-fprofile-sample-use=$dir/nolbr-line.prof"
   build nolbr-probe -fpseudo-probe-for-profiling "-fprofile-sample-use=$dir/nolbr-probe.prof"
-  variants=(plain irpgo irpgo-train lbr-line lbr-csspgo nolbr-line nolbr-probe)
+  build nolbr-csspgo -fpseudo-probe-for-profiling "-fprofile-sample-use=$dir/nolbr-csspgo.prof"
+  variants=(plain irpgo irpgo-train lbr-line lbr-csspgo nolbr-line nolbr-probe nolbr-csspgo)
   if [ $autofdo = 1 ]; then
     build nolbr-autofdo -fdebug-info-for-profiling "-fprofile-sample-use=$dir/nolbr-autofdo.prof"
     variants+=(nolbr-autofdo)
