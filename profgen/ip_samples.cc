@@ -121,32 +121,37 @@ void IpEstimator::add(const std::vector<AggregatedSample>& samples) {
 
 void IpEstimator::add_context(const PerfSample& sample, uint64_t count) {
   const auto& stack = sample.stack;  // the IP, then the callers' calls, innermost first
-  // Frames beyond the innermost one outside the binary have no known chain of callers.
-  size_t end = 1;
-  while (end < stack.size() && stack[end] != kExternalAddress) ++end;
-  // context[j]: the group whose callers are stack[end - 1] down to stack[end - j], the
-  // context of frame end - 1 - j.
-  std::vector<Group*>& context = scratch_;
-  context.clear();
-  Group* g = &root_;
-  context.push_back(g);
-  for (size_t i = end - 1; i >= 1; --i) {
-    auto& slot = g->callers[stack[i]];
-    if (!slot) slot = std::make_unique<Group>();
-    g = slot.get();
-    context.push_back(g);
-  }
   // A sample in a prolog or epilog misses its caller's frame: neither its block nor its
   // first edge has a known context.
   const size_t at = binary_.lower_bound(stack[0]);
   const bool prolog = at < frameless_.size() && frameless_[at];
-  if (!prolog) {
-    const auto [first, last] = block_of(stack[0]);
-    if (first < binary_.instruction_count()) context[end - 1]->block_samples[first] += count;
-  }
-  for (size_t i = prolog ? 2 : 1; i < end; ++i) {
-    const uint64_t callee = function_entry(binary_, stack[i - 1]);
-    if (callee != 0) context[end - 1 - i]->site_callees[stack[i]][callee] += count;
+  // Code outside the binary (a callback called from libc) cuts the stack into pieces: a
+  // frame's context is its callers up to the next frame outside.
+  for (size_t begin = 0; begin < stack.size();) {
+    size_t end = begin + 1;
+    while (end < stack.size() && stack[end] != kExternalAddress) ++end;
+    // context[j]: the group whose callers are stack[end - 1] down to stack[end - j], the
+    // context of frame end - 1 - j.
+    std::vector<Group*>& context = scratch_;
+    context.clear();
+    Group* g = &root_;
+    context.push_back(g);
+    for (size_t i = end - 1; i > begin; --i) {
+      auto& slot = g->callers[stack[i]];
+      if (!slot) slot = std::make_unique<Group>();
+      g = slot.get();
+      context.push_back(g);
+    }
+    const bool leaf = begin == 0;  // else stack[begin] calls out of the binary
+    if (leaf && !prolog) {
+      const auto [first, last] = block_of(stack[0]);
+      if (first < binary_.instruction_count()) context[end - 1]->block_samples[first] += count;
+    }
+    for (size_t i = begin + (leaf && prolog ? 2 : 1); i < end; ++i) {
+      const uint64_t callee = function_entry(binary_, stack[i - 1]);
+      if (callee != 0) context[end - 1 - i]->site_callees[stack[i]][callee] += count;
+    }
+    begin = end + 1;
   }
 }
 
