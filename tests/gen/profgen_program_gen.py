@@ -9,6 +9,9 @@ frames, discriminators), static functions (unique internal names with
 and calls into libc. The work done is bounded so that a run is 50 000-400 000
 instructions: tracing stays around a second.
 
+generate_library(seed) splits the same program for a shared library: the library gets every
+function (main renamed to prog_main, lines unchanged) and a tiny main calls it.
+
 usage: profgen_program_gen.py SEED > prog.c
 """
 import random
@@ -82,6 +85,16 @@ def generate(seed):
             '  return 0;',
             '}']
     return '\n'.join(out) + '\n'
+
+
+def generate_library(seed):
+    """(library source, main source): the program of `generate(seed)` with its code in a shared
+    library, so that the profiled code is not in the executable."""
+    lib = generate(seed).replace('int main(int argc, char **argv) {',
+                                 'int prog_main(int argc, char **argv) {')
+    main = ('int prog_main(int argc, char **argv);\n'
+            'int main(int argc, char **argv) { return prog_main(argc, argv); }\n')
+    return lib, main
 
 
 if __name__ == '__main__':
