@@ -53,7 +53,7 @@ BUILDS = {
     'nopie-probe': ['-O2', '-g', '-fno-pie', '-no-pie', '-fpseudo-probe-for-profiling'] + FP,
 }
 # Builds beyond BUILDS: (compiler, flags, shared). A shared build puts the program's code in
-# libprog.so (-fPIC -shared, found through the executable's rpath) and keeps a tiny main in prog.
+# libprog.so (-fPIC -shared, found through the executable's rpath) and keeps a small main in prog.
 CLANG14 = 'clang-14'
 EXTRA_BUILDS = {
     'clang14-line': (CLANG14, BUILDS['line'], False),
@@ -217,7 +217,7 @@ def build_program(seed, build, work):
         with open(os.path.join(work, name), 'w') as f:
             f.write(text)
     for cmd in [[compiler] + flags + ['-fPIC', '-shared', 'lib.c', '-o', 'libprog.so'],
-                [compiler, '-O2', 'main.c', '-o', 'prog', '-L.', '-lprog',
+                [compiler] + flags + ['main.c', '-o', 'prog', '-L.', '-lprog',
                  '-Wl,-rpath,$ORIGIN']]:
         code, _, err = run(cmd, work)
         if code:

@@ -10,7 +10,7 @@ and calls into libc. The work done is bounded so that a run is 50 000-400 000
 instructions: tracing stays around a second.
 
 generate_library(seed) splits the same program for a shared library: the library gets every
-function (main renamed to prog_main, lines unchanged) and a tiny main calls it.
+function (main renamed to prog_main, lines unchanged) and a small main calls it.
 
 usage: profgen_program_gen.py SEED > prog.c
 """
@@ -92,8 +92,13 @@ def generate_library(seed):
     library, so that the profiled code is not in the executable."""
     lib = generate(seed).replace('int main(int argc, char **argv) {',
                                  'int prog_main(int argc, char **argv) {')
+    # main does some work of its own, so that the executable has samples too.
     main = ('int prog_main(int argc, char **argv);\n'
-            'int main(int argc, char **argv) { return prog_main(argc, argv); }\n')
+            'volatile int spin;\n'
+            'int main(int argc, char **argv) {\n'
+            '  for (int i = 0; i < 3000; i++) if (i & 1) spin += i;\n'
+            '  return prog_main(argc, argv);\n'
+            '}\n')
     return lib, main
 
 
