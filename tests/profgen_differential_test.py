@@ -59,10 +59,16 @@ EXTRA_BUILDS = {
     'clang14-line': (CLANG14, BUILDS['line'], False),
     'clang14-probe': (CLANG14, BUILDS['probe'], False),
     'clang14-o0': (CLANG14, BUILDS['o0'], False),
+    'clang14-line-dwarf4': (CLANG14, BUILDS['line'] + ['-gdwarf-4'], False),
+    'clang14-nofp-probe': (CLANG14, ['-O2', '-g', '-fpseudo-probe-for-profiling'], False),
+    'dwarf4': (CLANG, BUILDS['line'] + ['-gdwarf-4'], False),
     'so-line': (CLANG, BUILDS['line'], True),
     'so-probe': (CLANG, BUILDS['probe'], True),
     'so-nofp': (CLANG, BUILDS['nofp'], True),
     'so-clang14-probe': (CLANG14, BUILDS['probe'], True),
+    # Without semantic interposition the library's global functions are inlined too.
+    'so-line-nsi': (CLANG, BUILDS['line'] + ['-fno-semantic-interposition'], True),
+    'so-probe-nsi': (CLANG, BUILDS['probe'] + ['-fno-semantic-interposition'], True),
 }
 OPTIONS = [
     [],
