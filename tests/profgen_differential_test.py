@@ -52,23 +52,26 @@ BUILDS = {
     'nopie': ['-O2', '-g', '-fno-pie', '-no-pie', '-fdebug-info-for-profiling'] + FP,
     'nopie-probe': ['-O2', '-g', '-fno-pie', '-no-pie', '-fpseudo-probe-for-profiling'] + FP,
 }
-# Builds beyond BUILDS: (compiler, flags, shared). A shared build puts the program's code in
-# libprog.so (-fPIC -shared, found through the executable's rpath) and keeps a small main in prog.
+# Builds beyond BUILDS: (compiler, flags, library). A library build puts the program's code in
+# libprog.so (-fPIC -shared) and keeps a small main in prog, which is 'linked' against it
+# (found through its rpath) or loads it with 'dlopen' (and unloads it before it exits).
 CLANG14 = 'clang-14'
 EXTRA_BUILDS = {
-    'clang14-line': (CLANG14, BUILDS['line'], False),
-    'clang14-probe': (CLANG14, BUILDS['probe'], False),
-    'clang14-o0': (CLANG14, BUILDS['o0'], False),
-    'clang14-line-dwarf4': (CLANG14, BUILDS['line'] + ['-gdwarf-4'], False),
-    'clang14-nofp-probe': (CLANG14, ['-O2', '-g', '-fpseudo-probe-for-profiling'], False),
-    'dwarf4': (CLANG, BUILDS['line'] + ['-gdwarf-4'], False),
-    'so-line': (CLANG, BUILDS['line'], True),
-    'so-probe': (CLANG, BUILDS['probe'], True),
-    'so-nofp': (CLANG, BUILDS['nofp'], True),
-    'so-clang14-probe': (CLANG14, BUILDS['probe'], True),
+    'clang14-line': (CLANG14, BUILDS['line'], None),
+    'clang14-probe': (CLANG14, BUILDS['probe'], None),
+    'clang14-o0': (CLANG14, BUILDS['o0'], None),
+    'clang14-line-dwarf4': (CLANG14, BUILDS['line'] + ['-gdwarf-4'], None),
+    'clang14-nofp-probe': (CLANG14, ['-O2', '-g', '-fpseudo-probe-for-profiling'], None),
+    'dwarf4': (CLANG, BUILDS['line'] + ['-gdwarf-4'], None),
+    'so-line': (CLANG, BUILDS['line'], 'linked'),
+    'so-probe': (CLANG, BUILDS['probe'], 'linked'),
+    'so-nofp': (CLANG, BUILDS['nofp'], 'linked'),
+    'so-clang14-probe': (CLANG14, BUILDS['probe'], 'linked'),
+    'so-dlopen-line': (CLANG, BUILDS['line'], 'dlopen'),
+    'so-dlopen-probe': (CLANG, BUILDS['probe'], 'dlopen'),
     # Without semantic interposition the library's global functions are inlined too.
-    'so-line-nsi': (CLANG, BUILDS['line'] + ['-fno-semantic-interposition'], True),
-    'so-probe-nsi': (CLANG, BUILDS['probe'] + ['-fno-semantic-interposition'], True),
+    'so-line-nsi': (CLANG, BUILDS['line'] + ['-fno-semantic-interposition'], 'linked'),
+    'so-probe-nsi': (CLANG, BUILDS['probe'] + ['-fno-semantic-interposition'], 'linked'),
 }
 OPTIONS = [
     [],
@@ -212,19 +215,19 @@ def build_program(seed, build, work):
         code, _, err = run([CLANG] + BUILDS[build] + ['prog.c', '-o', 'prog'], work)
         return build, 'prog', err.decode() if code else None
     build = random.Random('extra-build-%d' % seed).choice(extra)
-    compiler, flags, shared = EXTRA_BUILDS[build]
-    if not shared:
+    compiler, flags, library = EXTRA_BUILDS[build]
+    if not library:
         with open(os.path.join(work, 'prog.c'), 'w') as f:
             f.write(profgen_program_gen.generate(seed))
         code, _, err = run([compiler] + flags + ['prog.c', '-o', 'prog'], work)
         return build, 'prog', err.decode() if code else None
-    lib, main = profgen_program_gen.generate_library(seed)
+    lib, main = profgen_program_gen.generate_library(seed, dlopen=library == 'dlopen')
+    link = ['-ldl'] if library == 'dlopen' else ['-L.', '-lprog', '-Wl,-rpath,$ORIGIN']
     for name, text in [('lib.c', lib), ('main.c', main)]:
         with open(os.path.join(work, name), 'w') as f:
             f.write(text)
     for cmd in [[compiler] + flags + ['-fPIC', '-shared', 'lib.c', '-o', 'libprog.so'],
-                [compiler] + flags + ['main.c', '-o', 'prog', '-L.', '-lprog',
-                 '-Wl,-rpath,$ORIGIN']]:
+                [compiler] + flags + ['main.c', '-o', 'prog'] + link]:
         code, _, err = run(cmd, work)
         if code:
             return build, None, err.decode()

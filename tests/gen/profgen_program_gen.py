@@ -87,19 +87,31 @@ def generate(seed):
     return '\n'.join(out) + '\n'
 
 
-def generate_library(seed):
+def generate_library(seed, dlopen=False):
     """(library source, main source): the program of `generate(seed)` with its code in a shared
-    library, so that the profiled code is not in the executable."""
+    library, so that the profiled code is not in the executable. With `dlopen`, main loads
+    ./libprog.so itself after a while and unloads it before more work (its mmap event comes
+    between samples)."""
     lib = generate(seed).replace('int main(int argc, char **argv) {',
                                  'int prog_main(int argc, char **argv) {')
     # main does some work of its own, so that the executable has samples too.
-    main = ('int prog_main(int argc, char **argv);\n'
-            'volatile int spin;\n'
-            'int main(int argc, char **argv) {\n'
-            '  for (int i = 0; i < 3000; i++) if (i & 1) spin += i;\n'
-            '  return prog_main(argc, argv);\n'
-            '}\n')
-    return lib, main
+    spin = '  for (int i = 0; i < 3000; i++) if (i & 1) spin += i;\n'
+    if not dlopen:
+        return lib, ('int prog_main(int argc, char **argv);\n'
+                     'volatile int spin;\n'
+                     'int main(int argc, char **argv) {\n' + spin +
+                     '  return prog_main(argc, argv);\n'
+                     '}\n')
+    return lib, ('#include <dlfcn.h>\n'
+                 'volatile int spin;\n'
+                 'int main(int argc, char **argv) {\n' + spin +
+                 '  void *lib = dlopen("./libprog.so", RTLD_NOW);\n'
+                 '  if (!lib) return 1;\n'
+                 '  int (*entry)(int, char **) = (int (*)(int, char **))dlsym(lib, "prog_main");\n'
+                 '  int r = entry ? entry(argc, argv) : 1;\n'
+                 '  dlclose(lib);\n' + spin +
+                 '  return r;\n'
+                 '}\n')
 
 
 if __name__ == '__main__':
