@@ -303,6 +303,11 @@ def run_case(profkit, tracer, seed, keep):
             for script in ['prog.lbr', 'prog.hyb']:
                 compare(profkit, ['--binary', 'prog', '--perfscript', script, '--format=text'],
                         work, label + ' executable', failures)
+        if build in EXTRA_BUILDS and 'probe' in build:
+            # Line profiles of probe builds read the probes clang-14 packs into discriminators.
+            for script in ['prog.lbr', 'prog.hyb']:
+                compare(profkit, ['--binary', binary, '--perfscript', script, '--format=text',
+                                  '--use-dwarf-correlation'], work, label + ' dwarf', failures)
         # Defective scripts.
         lines = lbr.split('\n')
         for k in range(2):
