@@ -62,6 +62,8 @@ EXTRA_BUILDS = {
     'clang14-o0': (CLANG14, BUILDS['o0'], None),
     'clang14-line-dwarf4': (CLANG14, BUILDS['line'] + ['-gdwarf-4'], None),
     'clang14-nofp-probe': (CLANG14, ['-O2', '-g', '-fpseudo-probe-for-profiling'], None),
+    'clang14-line-o1': (CLANG14, BUILDS['line-o1'], None),
+    'clang14-nopie-probe': (CLANG14, BUILDS['nopie-probe'], None),
     'dwarf4': (CLANG, BUILDS['line'] + ['-gdwarf-4'], None),
     'so-line': (CLANG, BUILDS['line'], 'linked'),
     'so-probe': (CLANG, BUILDS['probe'], 'linked'),
