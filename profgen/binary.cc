@@ -56,7 +56,12 @@ uint32_t next_component(uint32_t d) {
 
 }  // namespace
 
-uint32_t base_discriminator(uint32_t d, bool fs) { return fs ? d : prefix_decode(d); }
+// A probe build's call discriminators are decoded as probes first, whichever encoding the
+// others use (as LLVM does: their prefix decoding would be 0, merging calls of one line).
+uint32_t base_discriminator(uint32_t d, bool fs) {
+  if (dwarf::is_probe_discriminator(d)) return dwarf::probe_base_discriminator(d);
+  return fs ? d : prefix_decode(d);
+}
 
 uint32_t duplication_factor(uint32_t d, bool fs) {
   if (fs) return 1;

@@ -213,6 +213,7 @@ CsCounter& IpEstimator::counter_for(const std::vector<uint64_t>& stack,
   context_id(key_, id_);
   auto [it, added] = index_.try_emplace(id_, out_.size());
   if (added) out_.push_back(CsCounter{key_.addresses, key_.frames, key_.leaf_was_inlined, {}});
+  else out_[it->second].leaf_was_inlined |= key_.leaf_was_inlined;
   return out_[it->second];
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "profgen/binary.h"
 #include "profgen/counter.h"
 #include "profgen/perf_script.h"
 #include "profgen/unwinder.h"
@@ -247,6 +248,24 @@ TEST(Contexts, RecursionCompressionDropsAdjacentRepeats) {
   std::vector<uint64_t> d = {1, 2, 3, 4};
   trim_context(d, 2);
   EXPECT_EQ(d, (std::vector<uint64_t>{3, 4}));
+}
+
+TEST(Discriminators, ProbeEncodedCallDiscriminatorsGiveTheirProbeAsBase) {
+  // Prefix-encoded: base 3 with duplication factor 2 (copy 0).
+  EXPECT_EQ(base_discriminator(0x206, false), 3u);
+  EXPECT_EQ(duplication_factor(0x206, false), 2u);
+  // clang 14 packs a call's probe into its discriminator (low bits 0b111): probe 12, full
+  // distribution factor, direct-call type. Its base is the probe index, its factor 1, under
+  // either encoding of ordinary discriminators.
+  const uint32_t probe12 = 0x7u | (12u << 3) | (100u << 19) | (2u << 26);
+  EXPECT_EQ(base_discriminator(probe12, false), 12u);
+  EXPECT_EQ(base_discriminator(probe12, true), 12u);
+  EXPECT_EQ(duplication_factor(probe12, false), 1u);
+  // With bit 28 set, bits 16-18 hold a DWARF base discriminator, which wins.
+  const uint32_t with_base = 0x7u | (12u << 3) | (5u << 16) | 0x10000000u;
+  EXPECT_EQ(base_discriminator(with_base, false), 5u);
+  // 7 alone carries no probe: an ordinary (prefix-encoded, odd so empty) discriminator.
+  EXPECT_EQ(base_discriminator(0x7, false), 0u);
 }
 
 }  // namespace

@@ -115,7 +115,10 @@ void context_id(const CsCounter& key, std::string& id) {
     put(f.location.line);
     put(f.location.discriminator);
   }
-  put(key.leaf_was_inlined);
+  // Not part of the key: llvm-profgen's line contexts compare and hash their frames only,
+  // so a context reached with its leaf inlined and not is one context (its count shows in
+  // the truncation warning). Users or the flags, as the context trie does for counters that
+  // reach one profile.
 }
 
 namespace {
@@ -378,6 +381,8 @@ class Unwinder {
     if (added) {
       counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
       pending_.emplace_back();
+    } else {
+      counters_[it->second].leaf_was_inlined |= key.leaf_was_inlined;
     }
     Pending& c = pending_[it->second];
     for (uint32_t r = node->first_record; r != FrameNode::kNone; r = records_[r].next) {

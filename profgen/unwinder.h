@@ -66,7 +66,8 @@ class ContextUnwinder {
 // empty when an address has no line information. Counts are not touched.
 void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
                       const std::vector<uint64_t>& stack, CsCounter& key);
-// Bytes that are equal exactly when two keys are (to find a context's counter).
+// Bytes that are equal exactly when two keys name one context (their leaf_was_inlined may
+// differ: or them).
 void context_id(const CsCounter& key, std::string& id);
 // Whether two addresses have the same inline callers (their last frames may differ).
 bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b);

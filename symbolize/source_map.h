@@ -119,4 +119,14 @@ inline uint32_t probe_index_from_discriminator(uint32_t d) {
   return (d & 0x10000000u) != 0 ? (d >> 3) & 0x1fffu : (d >> 3) & 0xffffu;
 }
 
+// Whether a DWARF discriminator packs a call's probe rather than LLVM's prefix or FS
+// encoding: low bits 0b111 and some probe field set (clang 14 writes these on calls).
+inline bool is_probe_discriminator(uint32_t d) { return (d & 7u) == 7u && (d & ~7u) != 0; }
+
+// The DWARF base discriminator that a probe discriminator may carry in bits 16-18 (when
+// bit 28 is set), else the probe index: what LLVM takes as such a discriminator's base.
+inline uint32_t probe_base_discriminator(uint32_t d) {
+  return (d & 0x10000000u) != 0 ? (d >> 16) & 7u : probe_index_from_discriminator(d);
+}
+
 }  // namespace profkit::dwarf

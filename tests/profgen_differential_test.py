@@ -11,10 +11,17 @@ the ways real ones go wrong (lines dropped, repeated, cut, garbled, given repeat
 CRs). Both must succeed or both fail; on success the output files, stdout and stderr must
 be identical.
 
+Every sixth seed (and every seed with PROFKIT_DIFF_BUILDS) uses one of EXTRA_BUILDS instead:
+clang-14 builds (its DWARF and probe encoding), and programs whose code is in a shared library,
+profiled with the library as --binary and with the executable as --binary (the library's
+samples are then external). Those seeds were BUILDS cases before EXTRA_BUILDS existed; the
+other seeds map to the same cases as before.
+
 usage: profgen_differential_test.py PROFKIT BRANCH_TRACE [CASES]
   PROFKIT_DIFF_SEED=S    run only case S (replay a failure; the files stay in
                          $TMPDIR/profgen-diff-S)
   PROFKIT_DIFF_CASES=N   run cases 1..N (default: CASES, else 40)
+  PROFKIT_DIFF_BUILDS=A,B  every case uses one of these EXTRA_BUILDS (focus on them)
 """
 import concurrent.futures
 import os
@@ -44,6 +51,29 @@ BUILDS = {
     'nofp': ['-O2', '-g', '-fdebug-info-for-profiling'],
     'nopie': ['-O2', '-g', '-fno-pie', '-no-pie', '-fdebug-info-for-profiling'] + FP,
     'nopie-probe': ['-O2', '-g', '-fno-pie', '-no-pie', '-fpseudo-probe-for-profiling'] + FP,
+}
+# Builds beyond BUILDS: (compiler, flags, library). A library build puts the program's code in
+# libprog.so (-fPIC -shared) and keeps a small main in prog, which is 'linked' against it
+# (found through its rpath) or loads it with 'dlopen' (and unloads it before it exits).
+CLANG14 = 'clang-14'
+EXTRA_BUILDS = {
+    'clang14-line': (CLANG14, BUILDS['line'], None),
+    'clang14-probe': (CLANG14, BUILDS['probe'], None),
+    'clang14-o0': (CLANG14, BUILDS['o0'], None),
+    'clang14-line-dwarf4': (CLANG14, BUILDS['line'] + ['-gdwarf-4'], None),
+    'clang14-nofp-probe': (CLANG14, ['-O2', '-g', '-fpseudo-probe-for-profiling'], None),
+    'clang14-line-o1': (CLANG14, BUILDS['line-o1'], None),
+    'clang14-nopie-probe': (CLANG14, BUILDS['nopie-probe'], None),
+    'dwarf4': (CLANG, BUILDS['line'] + ['-gdwarf-4'], None),
+    'so-line': (CLANG, BUILDS['line'], 'linked'),
+    'so-probe': (CLANG, BUILDS['probe'], 'linked'),
+    'so-nofp': (CLANG, BUILDS['nofp'], 'linked'),
+    'so-clang14-probe': (CLANG14, BUILDS['probe'], 'linked'),
+    'so-dlopen-line': (CLANG, BUILDS['line'], 'dlopen'),
+    'so-dlopen-probe': (CLANG, BUILDS['probe'], 'dlopen'),
+    # Without semantic interposition the library's global functions are inlined too.
+    'so-line-nsi': (CLANG, BUILDS['line'] + ['-fno-semantic-interposition'], 'linked'),
+    'so-probe-nsi': (CLANG, BUILDS['probe'] + ['-fno-semantic-interposition'], 'linked'),
 }
 OPTIONS = [
     [],
@@ -77,6 +107,7 @@ CS_OPTIONS = [
     ['--format=text', '--sample-profile-inline-limit-max=200',
      '--sample-profile-inline-growth-limit=2'],
     ['--format=text', '--csspgo-preinliner-multiplier-for-previous-inlining=1'],
+    ['--format=text', '--sample-profile-cold-inline-threshold=8'],
     ['--format=text', '--profile-summary-cold-count=5'],
     ['--csspgo-preinliner=0'],
     ['--csspgo-preinliner=0', '--gen-cs-nested-profile=0'],
@@ -173,6 +204,39 @@ def compare(profkit, args, work, label, failures):
     return r2[0] == 0
 
 
+def build_program(seed, build, work):
+    """Writes and builds case `seed`'s program; returns (build, binary to profile, error).
+    `build` (the BUILDS choice) is replaced by an EXTRA_BUILDS one on every sixth seed or when
+    PROFKIT_DIFF_BUILDS names some, drawn from its own generator so that the case's other
+    random choices stay those of its BUILDS case."""
+    extra = [b for b in os.environ.get('PROFKIT_DIFF_BUILDS', '').split(',') if b]
+    if not extra and seed % 6 == 0:
+        extra = sorted(EXTRA_BUILDS)
+    if not extra:
+        with open(os.path.join(work, 'prog.c'), 'w') as f:
+            f.write(profgen_program_gen.generate(seed))
+        code, _, err = run([CLANG] + BUILDS[build] + ['prog.c', '-o', 'prog'], work)
+        return build, 'prog', err.decode() if code else None
+    build = random.Random('extra-build-%d' % seed).choice(extra)
+    compiler, flags, library = EXTRA_BUILDS[build]
+    if not library:
+        with open(os.path.join(work, 'prog.c'), 'w') as f:
+            f.write(profgen_program_gen.generate(seed))
+        code, _, err = run([compiler] + flags + ['prog.c', '-o', 'prog'], work)
+        return build, 'prog', err.decode() if code else None
+    lib, main = profgen_program_gen.generate_library(seed, dlopen=library == 'dlopen')
+    link = ['-ldl'] if library == 'dlopen' else ['-L.', '-lprog', '-Wl,-rpath,$ORIGIN']
+    for name, text in [('lib.c', lib), ('main.c', main)]:
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    for cmd in [[compiler] + flags + ['-fPIC', '-shared', 'lib.c', '-o', 'libprog.so'],
+                [compiler] + flags + ['main.c', '-o', 'prog'] + link]:
+        code, _, err = run(cmd, work)
+        if code:
+            return build, None, err.decode()
+    return build, 'libprog.so', None
+
+
 def run_case(profkit, tracer, seed, keep):
     rng = random.Random(seed)
     work = os.path.join(tempfile.gettempdir(), 'profgen-diff-%d' % seed)
@@ -180,12 +244,10 @@ def run_case(profkit, tracer, seed, keep):
     os.makedirs(work)
     failures = []
     try:
-        with open(os.path.join(work, 'prog.c'), 'w') as f:
-            f.write(profgen_program_gen.generate(seed))
         build = rng.choice(sorted(BUILDS))
-        code, _, err = run([CLANG] + BUILDS[build] + ['prog.c', '-o', 'prog'], work)
-        if code != 0:
-            return ['seed %d: %s build failed: %s' % (seed, build, err.decode()[-500:])]
+        build, binary, err = build_program(seed, build, work)
+        if err:
+            return ['seed %d: %s build failed: %s' % (seed, build, err[-500:])]
         period = rng.choice([97, 211, 499, 997, 1999, 3001])
         trace = [tracer, '--lbr', 'prog.lbr', '--hybrid', 'prog.hyb', '-q',
                  '--period', str(period), '--depth', str(rng.choice([4, 8, 16, 32])),
@@ -209,48 +271,58 @@ def run_case(profkit, tracer, seed, keep):
         for opts in chosen:
             opts = [o.replace('PID', pid.group(1) if pid else '1').replace('COLD', cold)
                     for o in opts]
-            compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.lbr'] + opts, work,
+            compare(profkit, ['--binary', binary, '--perfscript', 'prog.lbr'] + opts, work,
                     label, failures)
-        compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb',
+        compare(profkit, ['--binary', binary, '--perfscript', 'prog.hyb',
                           '--ignore-stack-samples', '--format=text'], work, label, failures)
         for opts in [['--format=text'], ['--csspgo-preinliner=0', '--format=text']] + \
                 rng.sample(CS_OPTIONS, 4):
-            compare(profkit, ['--binary', 'prog', '--perfscript', 'prog.hyb'] + opts, work,
+            compare(profkit, ['--binary', binary, '--perfscript', 'prog.hyb'] + opts, work,
                     label + ' hybrid', failures)
         # Unsymbolized profiles written by llvm-profgen, read by both.
         base = rng.choice([[], ['--use-offset=0'], ['--use-first-loadable-segment-as-base']])
-        code, _, _ = run([LLVM, '--binary', 'prog', '--perfscript', 'prog.lbr',
+        code, _, _ = run([LLVM, '--binary', binary, '--perfscript', 'prog.lbr',
                           '--skip-symbolization', '-o', 'prog.raw'] + base, work)
         if code == 0:
-            compare(profkit, ['--binary', 'prog', '--unsymbolized-profile', 'prog.raw',
+            compare(profkit, ['--binary', binary, '--unsymbolized-profile', 'prog.raw',
                               '--format=text'] + base, work, label, failures)
         # Context-sensitive unsymbolized profiles: llvm-profgen reads the line-based ones; it
         # crashes on probe-based ones, which profkit reads back to its direct result.
-        code, _, _ = run([LLVM, '--binary', 'prog', '--perfscript', 'prog.hyb',
+        code, _, _ = run([LLVM, '--binary', binary, '--perfscript', 'prog.hyb',
                           '--skip-symbolization', '-o', 'prog.csraw'] + base, work)
         if code == 0 and 'probe' not in build:
-            compare(profkit, ['--binary', 'prog', '--unsymbolized-profile', 'prog.csraw',
+            compare(profkit, ['--binary', binary, '--unsymbolized-profile', 'prog.csraw',
                               '--format=text'] + base, work, label + ' cs raw', failures)
         elif code == 0:
-            direct = run([profkit, 'profgen', '--binary', 'prog', '--perfscript', 'prog.hyb',
+            direct = run([profkit, 'profgen', '--binary', binary, '--perfscript', 'prog.hyb',
                           '--format=text', '-o', '-'], work)
-            via = run([profkit, 'profgen', '--binary', 'prog', '--unsymbolized-profile',
+            via = run([profkit, 'profgen', '--binary', binary, '--unsymbolized-profile',
                        'prog.csraw', '--format=text', '-o', '-'] + base, work)
             if direct[0] != 0 or via[:2] != direct[:2]:
                 failures.append('%s: probe CS unsymbolized profile does not read back to the '
                                 'direct profile' % label)
+        if binary != 'prog':
+            # The executable as the binary: the library's samples are outside it.
+            for script in ['prog.lbr', 'prog.hyb']:
+                compare(profkit, ['--binary', 'prog', '--perfscript', script, '--format=text'],
+                        work, label + ' executable', failures)
+        if build in EXTRA_BUILDS and 'probe' in build:
+            # Line profiles of probe builds read the probes clang-14 packs into discriminators.
+            for script in ['prog.lbr', 'prog.hyb']:
+                compare(profkit, ['--binary', binary, '--perfscript', script, '--format=text',
+                                  '--use-dwarf-correlation'], work, label + ' dwarf', failures)
         # Defective scripts.
         lines = lbr.split('\n')
         for k in range(2):
             with open(os.path.join(work, 'bad%d.lbr' % k), 'w') as f:
                 f.write('\n'.join(mutate(lines, rng)))
-            compare(profkit, ['--binary', 'prog', '--perfscript', 'bad%d.lbr' % k,
+            compare(profkit, ['--binary', binary, '--perfscript', 'bad%d.lbr' % k,
                               '--format=text'], work, label + ' mutation %d' % k, failures)
         with open(os.path.join(work, 'prog.hyb')) as f:
             hybrid_lines = f.read().split('\n')
         with open(os.path.join(work, 'bad.hyb'), 'w') as f:
             f.write('\n'.join(mutate(hybrid_lines, rng)))
-        compare(profkit, ['--binary', 'prog', '--perfscript', 'bad.hyb', '--format=text'], work,
+        compare(profkit, ['--binary', binary, '--perfscript', 'bad.hyb', '--format=text'], work,
                 label + ' hybrid mutation', failures)
     finally:
         if not keep and not failures:

@@ -9,6 +9,9 @@ frames, discriminators), static functions (unique internal names with
 and calls into libc. The work done is bounded so that a run is 50 000-400 000
 instructions: tracing stays around a second.
 
+generate_library(seed) splits the same program for a shared library: the library gets every
+function (main renamed to prog_main, lines unchanged) and a small main calls it.
+
 usage: profgen_program_gen.py SEED > prog.c
 """
 import random
@@ -82,6 +85,33 @@ def generate(seed):
             '  return 0;',
             '}']
     return '\n'.join(out) + '\n'
+
+
+def generate_library(seed, dlopen=False):
+    """(library source, main source): the program of `generate(seed)` with its code in a shared
+    library, so that the profiled code is not in the executable. With `dlopen`, main loads
+    ./libprog.so itself after a while and unloads it before more work (its mmap event comes
+    between samples)."""
+    lib = generate(seed).replace('int main(int argc, char **argv) {',
+                                 'int prog_main(int argc, char **argv) {')
+    # main does some work of its own, so that the executable has samples too.
+    spin = '  for (int i = 0; i < 3000; i++) if (i & 1) spin += i;\n'
+    if not dlopen:
+        return lib, ('int prog_main(int argc, char **argv);\n'
+                     'volatile int spin;\n'
+                     'int main(int argc, char **argv) {\n' + spin +
+                     '  return prog_main(argc, argv);\n'
+                     '}\n')
+    return lib, ('#include <dlfcn.h>\n'
+                 'volatile int spin;\n'
+                 'int main(int argc, char **argv) {\n' + spin +
+                 '  void *lib = dlopen("./libprog.so", RTLD_NOW);\n'
+                 '  if (!lib) return 1;\n'
+                 '  int (*entry)(int, char **) = (int (*)(int, char **))dlsym(lib, "prog_main");\n'
+                 '  int r = entry ? entry(argc, argv) : 1;\n'
+                 '  dlclose(lib);\n' + spin +
+                 '  return r;\n'
+                 '}\n')
 
 
 if __name__ == '__main__':
