@@ -155,26 +155,30 @@ void IpEstimator::add_context(const PerfSample& sample, uint64_t count) {
   }
 }
 
-std::map<size_t, uint64_t> IpEstimator::block_counts(const Group& g) const {
+std::map<size_t, IpEstimator::BlockCount> IpEstimator::block_counts(const Group& g) const {
   const size_t n = binary_.instruction_count();
-  std::map<size_t, uint64_t> counts;
+  std::map<size_t, BlockCount> counts;
   for (const auto& [first, samples] : g.block_samples) {
     size_t last = first;
     while (last + 1 < n && !leader_[last + 1]) ++last;
     const uint64_t length = block_length(first, last);
     if (length == 0) continue;
-    counts[first] = std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length);
+    counts[first] = BlockCount{
+        last, std::max<uint64_t>(1, (samples * kIpCountScale + length / 2) / length)};
   }
   return counts;
 }
 
 namespace {
 
-// The calls from `site` to each callee: the site block's count in `counts` (1 when it drew
-// no sample of its own: a call on a stack ran) times the callee's share of the site's
-// samples.
-template <class Fn>
-void for_each_call(const std::map<uint64_t, uint64_t>& callees, uint64_t calls, Fn fn) {
+// The calls from a site to each callee: the count in `counts` of its block `site_block` (1
+// when it drew no sample of its own: a call on a stack ran) times the callee's share of the
+// site's samples.
+template <class Counts, class Fn>
+void for_each_call(const std::map<uint64_t, uint64_t>& callees, const Counts& counts,
+                   size_t site_block, Fn fn) {
+  const auto counted = counts.find(site_block);
+  const uint64_t calls = counted == counts.end() ? 1 : counted->second.estimate;
   uint64_t total = 0;
   for (const auto& [callee, samples] : callees) total += samples;
   for (const auto& [callee, samples] : callees)
@@ -185,36 +189,28 @@ void for_each_call(const std::map<uint64_t, uint64_t>& callees, uint64_t calls, 
 
 SampleCounter IpEstimator::finish() const {
   SampleCounter c;
-  const std::map<size_t, uint64_t> counts = block_counts(root_);
-  for (const auto& [first, estimate] : counts) {
-    const auto [f, last] = block_of(binary_.instruction_address(first));
-    c.ranges[{binary_.instruction_address(first), binary_.instruction_address(last)}] = estimate;
-  }
-  for (const auto& [site, callees] : root_.site_callees) {
-    const auto counted = counts.find(block_of(site).first);
-    for_each_call(callees, counted == counts.end() ? 1 : counted->second,
+  const auto counts = block_counts(root_);
+  for (const auto& [first, block] : counts)
+    c.ranges[{binary_.instruction_address(first), binary_.instruction_address(block.last)}] =
+        block.estimate;
+  for (const auto& [site, callees] : root_.site_callees)
+    for_each_call(callees, counts, block_of(site).first,
                   [&](uint64_t callee, uint64_t n) { c.branches[{site, callee}] = n; });
-  }
   return c;
 }
 
 std::vector<CsCounter> IpEstimator::finish_contexts(const ContextOptions& options) {
-  out_.clear();
-  index_.clear();
+  ContextCounters contexts;
   std::vector<uint64_t> stack;
-  collect(root_, stack, options);
-  index_.clear();
-  return std::move(out_);
+  collect(root_, stack, options, contexts);
+  return contexts.take();
 }
 
 CsCounter& IpEstimator::counter_for(const std::vector<uint64_t>& stack,
-                                    const ContextOptions& options) {
+                                    const ContextOptions& options, ContextCounters& contexts) {
   make_context_key(binary_, options, stack, key_);
-  context_id(key_, id_);
-  auto [it, added] = index_.try_emplace(id_, out_.size());
-  if (added) out_.push_back(CsCounter{key_.addresses, key_.frames, key_.leaf_was_inlined, {}});
-  else out_[it->second].leaf_was_inlined |= key_.leaf_was_inlined;
-  return out_[it->second];
+  bool added = false;
+  return contexts.counters()[contexts.find_or_add(key_, added)];
 }
 
 // The counters of group `g` (callers `stack`, root first) and of the groups below it. Probe
@@ -222,36 +218,35 @@ CsCounter& IpEstimator::counter_for(const std::vector<uint64_t>& stack,
 // and of the code running, so a block is cut where its inline frames change, as the
 // unwinder cuts ranges.
 void IpEstimator::collect(const Group& g, std::vector<uint64_t>& stack,
-                          const ContextOptions& options) {
+                          const ContextOptions& options, ContextCounters& contexts) {
   const bool probes = binary_.uses_probes();
   const auto address = [&](size_t i) { return binary_.instruction_address(i); };
-  const std::map<size_t, uint64_t> counts = block_counts(g);
-  for (const auto& [first, estimate] : counts) {
-    const size_t last = block_of(address(first)).second;
+  const auto counts = block_counts(g);
+  for (const auto& [first, block] : counts) {
+    const auto [last, estimate] = block;
     if (probes) {
-      counter_for(stack, options).counter.ranges[{address(first), address(last)}] += estimate;
+      counter_for(stack, options, contexts).counter.ranges[{address(first), address(last)}] += estimate;
       continue;
     }
     size_t piece = first;
     for (size_t i = first + 1; i <= last + 1; ++i) {
       if (i <= last && same_inline_context(binary_, address(piece), address(i))) continue;
       stack.push_back(address(piece));
-      counter_for(stack, options).counter.ranges[{address(piece), address(i - 1)}] += estimate;
+      counter_for(stack, options, contexts).counter.ranges[{address(piece), address(i - 1)}] += estimate;
       stack.pop_back();
       piece = i;
     }
   }
   for (const auto& [site, callees] : g.site_callees) {
-    const auto counted = counts.find(block_of(site).first);
     if (!probes) stack.push_back(site);
-    SampleCounter& c = counter_for(stack, options).counter;
-    for_each_call(callees, counted == counts.end() ? 1 : counted->second,
+    SampleCounter& c = counter_for(stack, options, contexts).counter;
+    for_each_call(callees, counts, block_of(site).first,
                   [&](uint64_t callee, uint64_t n) { c.branches[{site, callee}] += n; });
     if (!probes) stack.pop_back();
   }
   for (const auto& [call, caller] : g.callers) {
     stack.push_back(call);
-    collect(*caller, stack, options);
+    collect(*caller, stack, options, contexts);
     stack.pop_back();
   }
 }

@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -59,23 +58,24 @@ class IpEstimator {
   };
   std::pair<size_t, size_t> block_of(uint64_t address) const;  // instruction indices
   uint64_t block_length(size_t first, size_t last) const;
-  std::map<size_t, uint64_t> block_counts(const Group& g) const;
-  void counts_of(const Group& g, SampleCounter& c) const;
+  struct BlockCount {
+    size_t last;        // the block's last instruction
+    uint64_t estimate;  // its executions, in kIpCountScale units
+  };
+  std::map<size_t, BlockCount> block_counts(const Group& g) const;  // by first instruction
   void add_context(const PerfSample& sample, uint64_t count);
-  void collect(const Group& g, std::vector<uint64_t>& stack, const ContextOptions& options);
-  CsCounter& counter_for(const std::vector<uint64_t>& stack, const ContextOptions& options);
+  void collect(const Group& g, std::vector<uint64_t>& stack, const ContextOptions& options,
+               ContextCounters& contexts);
+  CsCounter& counter_for(const std::vector<uint64_t>& stack, const ContextOptions& options,
+                         ContextCounters& contexts);
 
   ProfiledBinary& binary_;
   bool contexts_;
   std::vector<bool> leader_;
   std::vector<bool> frameless_;  // with contexts: instructions whose samples are left out
   Group root_;  // the context-free counts, or the root of the contexts
-  // finish_contexts' output and its index by context_id.
-  std::vector<CsCounter> out_;
-  std::map<std::string, size_t> index_;
   std::vector<Group*> scratch_;  // add_context's path of groups
-  CsCounter key_;                // counter_for's key and its bytes
-  std::string id_;
+  CsCounter key_;                // counter_for's key
 };
 
 }  // namespace profkit::profgen

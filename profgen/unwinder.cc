@@ -105,7 +105,8 @@ void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
   }
 }
 
-void context_id(const CsCounter& key, std::string& id) {
+size_t ContextCounters::find_or_add(const CsCounter& key, bool& added) {
+  std::string& id = id_;
   id.clear();
   auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (uint64_t a : key.addresses) put(a);
@@ -115,10 +116,16 @@ void context_id(const CsCounter& key, std::string& id) {
     put(f.location.line);
     put(f.location.discriminator);
   }
-  // Not part of the key: llvm-profgen's line contexts compare and hash their frames only,
-  // so a context reached with its leaf inlined and not is one context (its count shows in
-  // the truncation warning). Users or the flags, as the context trie does for counters that
-  // reach one profile.
+  auto [it, is_new] = index_.try_emplace(id, counters_.size());
+  added = is_new;
+  if (is_new) counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
+  else counters_[it->second].leaf_was_inlined |= key.leaf_was_inlined;
+  return it->second;
+}
+
+std::vector<CsCounter> ContextCounters::take() {
+  index_ = {};
+  return std::move(counters_);
 }
 
 namespace {
@@ -246,8 +253,9 @@ class Unwinder {
 
   void profiled_functions(std::set<uint32_t>& out) const {
     auto note = [&](uint64_t a) { note_profiled_address(binary_, a, out); };
-    for (size_t i = 0; i < counters_.size(); ++i) {
-      for (uint64_t a : counters_[i].addresses) note(a);
+    const std::vector<CsCounter>& counters = contexts_.counters();
+    for (size_t i = 0; i < counters.size(); ++i) {
+      for (uint64_t a : counters[i].addresses) note(a);
       pending_[i].ranges.for_each_pair([&](uint64_t start, uint64_t) { note(start); });
       pending_[i].branches.for_each_pair([&](uint64_t from, uint64_t to) {
         note(from);
@@ -257,13 +265,14 @@ class Unwinder {
   }
 
   std::vector<CsCounter> take() {
-    for (size_t i = 0; i < counters_.size(); ++i) {
-      pending_[i].ranges.move_to(counters_[i].counter.ranges, scratch_);
-      pending_[i].branches.move_to(counters_[i].counter.branches, scratch_);
+    std::vector<CsCounter>& counters = contexts_.counters();
+    for (size_t i = 0; i < counters.size(); ++i) {
+      pending_[i].ranges.move_to(counters[i].counter.ranges, scratch_);
+      pending_[i].branches.move_to(counters[i].counter.branches, scratch_);
     }
     pending_.clear();
     scratch_ = {};
-    return std::move(counters_);
+    return contexts_.take();
   }
 
  private:
@@ -373,18 +382,11 @@ class Unwinder {
 
   void collect_frame(FrameNode* node, const std::vector<uint64_t>& stack) {
     if (node->first_record == FrameNode::kNone) return;
-    CsCounter& key = key_;
-    make_context_key(binary_, options_, stack, key);
-    std::string& id = id_;
-    context_id(key, id);
-    auto [it, added] = index_.try_emplace(id, counters_.size());
-    if (added) {
-      counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
-      pending_.emplace_back();
-    } else {
-      counters_[it->second].leaf_was_inlined |= key.leaf_was_inlined;
-    }
-    Pending& c = pending_[it->second];
+    make_context_key(binary_, options_, stack, key_);
+    bool added = false;
+    const size_t at = contexts_.find_or_add(key_, added);
+    if (added) pending_.emplace_back();
+    Pending& c = pending_[at];
     for (uint32_t r = node->first_record; r != FrameNode::kNone; r = records_[r].next) {
       const FrameRecord& e = records_[r];
       (e.branch ? c.branches : c.ranges).add(e.a, e.b, e.count, scratch_);
@@ -403,15 +405,13 @@ class Unwinder {
   FrameNode* cur_ = nullptr;
   uint64_t ip_ = 0;
   bool invalid_ = false;
-  std::vector<CsCounter> counters_;
+  ContextCounters contexts_;
   struct Pending {
     PairCounts ranges, branches;
   };
-  std::vector<Pending> pending_;  // the counts of counters_[i], until take()
+  std::vector<Pending> pending_;  // the counts of contexts_.counters()[i], until take()
   std::vector<PairCounts::Item> scratch_;
-  std::unordered_map<std::string, size_t> index_;
-  CsCounter key_;   // scratch: the context being collected
-  std::string id_;  // scratch: its bytes
+  CsCounter key_;  // scratch: the context being collected
 };
 
 }  // namespace

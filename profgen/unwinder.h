@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "format/sampleprof/profile.h"
@@ -66,9 +67,22 @@ class ContextUnwinder {
 // empty when an address has no line information. Counts are not touched.
 void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
                       const std::vector<uint64_t>& stack, CsCounter& key);
-// Bytes that are equal exactly when two keys name one context (their leaf_was_inlined may
-// differ: or them).
-void context_id(const CsCounter& key, std::string& id);
+// The counters of distinct contexts: the counter of a key, added when new. Keys that
+// differ only in leaf_was_inlined are one context (llvm-profgen compares and hashes line
+// contexts by their frames only), whose flag is or-ed, as its context trie does.
+class ContextCounters {
+ public:
+  // The index of `key`'s counter in counters(); `added` tells whether it is new.
+  size_t find_or_add(const CsCounter& key, bool& added);
+  std::vector<CsCounter>& counters() { return counters_; }
+  const std::vector<CsCounter>& counters() const { return counters_; }
+  std::vector<CsCounter> take();
+
+ private:
+  std::vector<CsCounter> counters_;
+  std::unordered_map<std::string, size_t> index_;
+  std::string id_;  // scratch: a key's bytes
+};
 // Whether two addresses have the same inline callers (their last frames may differ).
 bool same_inline_context(ProfiledBinary& binary, uint64_t a, uint64_t b);
 
