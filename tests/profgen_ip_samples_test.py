@@ -123,7 +123,8 @@ def main():
             if len(ranked) < 3 or ranked[1] * 2 < ranked[0]:
                 failures.append('%s: contexts of hot %s, expected three or more, the two '
                                 'largest within a factor 2' % (kind, contexts))
-            text = open(estimate_cs).read()
+            with open(estimate_cs) as f:
+                text = f.read()
 
             # --perfdata through a stand-in perf printing the same script.
             fake = os.path.join(work, 'bin')
