@@ -24,6 +24,7 @@ endif()
 if(TARGET profkit_memprof_shared)
   install(TARGETS profkit_memprof_shared profkit_memprof_static
           LIBRARY DESTINATION lib ARCHIVE DESTINATION lib)
+  install(TARGETS profkit_memprof_preload LIBRARY DESTINATION lib/preload)
 endif()
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/profkit)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/profkit/docs)

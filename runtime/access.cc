@@ -5,6 +5,12 @@
 // to the function it implements.
 #include <dlfcn.h>
 
+// 1 (the default): the libc replacements below are exported. 0 for the library `profkit
+// run` preloads into programs without instrumented code (runtime/CMakeLists.txt).
+#ifndef PROFKIT_RT_LIBC_REPLACEMENTS
+#define PROFKIT_RT_LIBC_REPLACEMENTS 1
+#endif
+
 #include "runtime/access.h"
 #include "runtime/abi.h"
 #include "runtime/base.h"
@@ -13,6 +19,7 @@
 #include "runtime/shadow.h"
 #include "runtime/thread_state.h"
 
+#if PROFKIT_RT_LIBC_REPLACEMENTS
 extern "C" {
 PROFKIT_ABI void* memcpy(void* dst, const void* src, size_t n);
 PROFKIT_ABI void* memmove(void* dst, const void* src, size_t n);
@@ -30,6 +37,7 @@ PROFKIT_ABI int strncmp(const char* a, const char* b, size_t n);
 PROFKIT_ABI char* strchr(const char* s, int c);
 PROFKIT_ABI char* strrchr(const char* s, int c);
 }
+#endif
 
 namespace profkit::rt {
 namespace {
@@ -131,14 +139,14 @@ void* real_memset(void* d, int c, size_t n) {
 int real_memcmp(const void* a, const void* b, size_t n) {
   return libc_resolved() ? g_libc.memcmp(a, b, n) : unresolved_memcmp(a, b, n);
 }
-size_t real_strlen(const char* s) {
+[[maybe_unused]] size_t real_strlen(const char* s) {
   const LibcFunctions* f = libc();
   if (f) return f->strlen(s);
   size_t n = 0;
   while (s[n]) ++n;
   return n;
 }
-size_t bounded_strlen(const char* s, size_t limit) {
+[[maybe_unused]] size_t bounded_strlen(const char* s, size_t limit) {
   const LibcFunctions* f = libc();
   if (f) {
     const void* z = f->memchr(s, 0, limit);
@@ -152,7 +160,7 @@ size_t bounded_strlen(const char* s, size_t limit) {
 // Accesses made by libc for the program are counted only in instrumented programs, after
 // start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
 // block (heap.h's map): no profile reads the counters of stacks and globals.
-inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
+[[maybe_unused]] inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
 // Counts a range (n > 0) where it can be done inline; false, with nothing counted, when it
 // needs record_range. Most copies and compares are of up to 64 bytes (SQLite's keys and
 // cells, short strings): one or two counters, one access per 8 bytes, as record_range
@@ -196,7 +204,7 @@ PROFKIT_RT_NOINLINE void* count_and_set(void* dst, int c, size_t n) {
   count(dst, n);
   return real_memset(dst, c, n);
 }
-PROFKIT_RT_NOINLINE int count_and_compare(const void* a, const void* b, size_t n, bool a_too) {
+[[maybe_unused]] PROFKIT_RT_NOINLINE int count_and_compare(const void* a, const void* b, size_t n, bool a_too) {
   if (a_too) count(a, n);
   count(b, n);
   return real_memcmp(a, b, n);
@@ -257,6 +265,7 @@ void __memprof_hist_store(uintptr_t addr) { __memprof_record_access_hist(reinter
 void __memprof_loadN(uintptr_t addr, uintptr_t size) { record_range(addr, size); }
 void __memprof_storeN(uintptr_t addr, uintptr_t size) { record_range(addr, size); }
 
+#if PROFKIT_RT_LIBC_REPLACEMENTS
 // ---- libc replacements -----------------------------------------------------------------
 // The counting versions: what the exported functions run in instrumented programs, and in
 // any program until the runtime has started.
@@ -437,3 +446,11 @@ int strcmp(const char* a, const char* b) { return target(&g_targets.strcmp)(a, b
 int strncmp(const char* a, const char* b, size_t n) { return target(&g_targets.strncmp)(a, b, n); }
 char* strchr(const char* s, int c) { return target(&g_targets.strchr)(s, c); }
 char* strrchr(const char* s, int c) { return target(&g_targets.strrchr)(s, c); }
+#else
+// The allocation-only build (lib/preload/): no libc function is replaced, so the program's
+// calls go to libc's own without a jump through the runtime (docs/runtime.md, "Two builds
+// of the library").
+namespace profkit::rt {
+void call_libc_directly() {}
+}  // namespace profkit::rt
+#endif

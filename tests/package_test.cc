@@ -17,6 +17,7 @@ void check_installed_tree(const std::string& root) {
   EXPECT_EQ(run_ok(sh_quote(bin) + " --version").out, "profkit 0.1.0\n");
   EXPECT_TRUE(file_exists(root + "/lib/libprofkit_memprof.so"));
   EXPECT_TRUE(file_exists(root + "/lib/libprofkit_memprof.a"));
+  EXPECT_TRUE(file_exists(root + "/lib/preload/libprofkit_memprof.so"));
   for (const char* page : {"profkit", "profkit-merge", "profkit-show", "profkit-run"}) {
     const std::string path = root + "/share/man/man1/" + page + ".1";
     ASSERT_TRUE(file_exists(path)) << path;

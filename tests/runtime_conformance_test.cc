@@ -880,4 +880,31 @@ TEST(AllocationOnly, ProfkitRunOnAGccBuiltProgram) {
   EXPECT_TRUE(saw_string) << "operator new of the std::string";
 }
 
+// `profkit run` preloads the build of the runtime that replaces no libc function into a
+// program without instrumented code (every replaced memcpy or strcmp was a jump through the
+// runtime), and the full one into an instrumented program, whose libc accesses must still
+// be counted: the counts of strings.c are those of running it directly.
+TEST(AllocationOnly, ProfkitRunPreloadsTheRuntimeTheProgramNeeds) {
+  const std::string dir = profkit::test::work_dir("alloc_only");
+  const std::string profkit = sh_quote(profkit::test::profkit_bin());
+  const auto maps = run(profkit + " run --output " + dir + "/cat.raw -- cat /proc/self/maps");
+  ASSERT_EQ(maps.status, 0) << maps.err;
+  EXPECT_NE(maps.out.find("/lib/preload/libprofkit_memprof.so"), std::string::npos) << maps.out;
+  const auto exports = run("nm -D --defined-only " +
+                           sh_quote(runtime_dir() + "/preload/libprofkit_memprof.so"));
+  ASSERT_EQ(exports.status, 0) << exports.err;
+  for (const char* name : {" memcpy\n", " strcpy\n", " strlen\n", " memcmp\n"})
+    EXPECT_EQ(exports.out.find(name), std::string::npos) << name;
+  EXPECT_NE(exports.out.find(" malloc\n"), std::string::npos);
+
+  const Binaries& b = build("strings", "strings.c");
+  const std::string out = dir + "/strings.raw";
+  const auto r = run(profkit + " run --output " + out + " -- " + sh_quote(b.ours));
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_counts(show(b.ours, out),
+                {{"buffer:1:13>main:3:13", 1, 8, 8, 8, 64},
+                 {"copy_text:1:13>main:1:13", 1, 8, 8, 8, 32}},
+                "strings under profkit run");
+}
+
 }  // namespace

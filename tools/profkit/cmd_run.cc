@@ -43,11 +43,31 @@ struct RunCommand {
 };
 
 // The runtime sits in <prefix>/lib beside <prefix>/bin/profkit (build tree and install).
-std::string runtime_path() {
+// The runtime beside bin/profkit: lib/libprofkit_memprof.so, or for a program without
+// instrumented code the build in lib/preload/, which replaces no libc function (each
+// replaced memcpy or strcmp is a jump through the runtime on every call, and only
+// instrumented code needs libc's accesses counted).
+std::string runtime_path(bool instrumented) {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  return (exe.parent_path().parent_path() / "lib" / "libprofkit_memprof.so").string();
+  const std::filesystem::path lib = exe.parent_path().parent_path() / "lib";
+  return ((instrumented ? lib : lib / "preload") / "libprofkit_memprof.so").string();
+}
+
+// True for an ELF file whose dynamic symbols name the memprof runtime's entry points
+// (`-fmemory-profile` code linked against a shared runtime refers to
+// __memprof_shadow_memory_dynamic_address and __memprof_init). Scripts, unreadable files
+// and statically linked programs: false.
+bool is_instrumented_program(const std::string& program) {
+  auto file = MappedFile::open(program);
+  if (!file) return false;
+  auto elf = elf::ElfFile::parse(file->bytes());
+  if (!elf) return false;
+  auto symbols = elf->dynamic_symbols();
+  if (!symbols) return false;
+  return std::any_of(symbols->begin(), symbols->end(),
+                     [](const elf::Symbol& s) { return s.name.starts_with("__memprof_"); });
 }
 
 // True for an ELF executable without a program interpreter: the dynamic loader never runs
@@ -210,7 +230,8 @@ std::optional<std::string> quoted_option_value(const std::string& value) {
 }
 
 int run_program(const RunCommand& cmd) {
-  const std::string runtime = runtime_path();
+  const std::string program = resolve_program(cmd.command[0]);
+  const std::string runtime = runtime_path(!program.empty() && is_instrumented_program(program));
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
     report_error("cannot find the runtime library " +
                  (runtime.empty() ? std::string("libprofkit_memprof.so") : runtime));
@@ -272,7 +293,6 @@ int run_program(const RunCommand& cmd) {
                cmd.follow_children + "'";
   }
   Notes notes;
-  const std::string program = resolve_program(cmd.command[0]);
   if (!program.empty() && is_static_executable(program))
     report_warning(program, "statically linked: LD_PRELOAD cannot load the heap profiler "
                             "into it, so no profile will be written (link it dynamically)");
