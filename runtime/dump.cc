@@ -1097,5 +1097,6 @@ void __memprof_print_accumulated_stats(void) {
       .num(w.guess_hits).str(" guessed, ").num(w.inserted).str(" new), frame rules: ")
       .num(w.rules_shared).str(" from the shared table, ").num(w.rules_computed)
       .str(" rules computed; ").num(w.other_stacks).str(" walks on other stacks, ")
-      .num(w.by_libunwind).str(" left to libunwind").flush_to(2);
+      .num(w.by_libunwind).str(" left to libunwind; ").num(w.fold_hits)
+      .str(" folded ids from the fold cache").flush_to(2);
 }

@@ -13,6 +13,16 @@
 
 namespace profkit::rt {
 
+// With fold_recursion, the folded stack's id for an unfolded walk, found by the walk's two
+// 64-bit hashes and its length (stack.cc, fold_cache_find).
+struct FoldCacheEntry {
+  uint64_t hash = 0;   // the walker's stack hash of the unfolded frames (0: empty)
+  uint64_t check = 0;  // fold_check of the same frames, computed independently
+  uint32_t frames = 0;
+  uint32_t id = 0;     // the depot id of the folded and cut stack
+};
+inline constexpr uint32_t kFoldCacheBits = 16;
+
 struct ThreadState {
   OwnerLock lock;                // guards everything below (lock_other: not the owner)
   uint32_t index = 0;            // position in the registry (stored in chunk headers)
@@ -40,6 +50,7 @@ struct ThreadState {
   ExactSet exact[kExactSets];                  // unwind.cc's whole short walks
   uint32_t exact_clock = 0;                    // ticks at every answer and write of those
   WalkStats walk_stats;                        // how stacks were captured (atexit=1)
+  FoldCacheEntry* fold_cache = nullptr;  // stack.cc: folded ids of unfolded walks (mapped on first use)
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
   // live.cc: this state's live blocks and bytes per context (chunks of kLiveChunkBits ids,

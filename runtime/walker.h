@@ -186,6 +186,7 @@ struct WalkStats {
   uint64_t rules_computed = 0; // frame rules computed from the unwind tables
   uint64_t other_stacks = 0;   // walks on a stack other than the thread's (walk_other_stack)
   uint64_t by_libunwind = 0;   // captures the own walkers left to libunwind
+  uint64_t fold_hits = 0;      // fold_recursion: walks whose folded id the fold cache had
 
   WalkStats& operator+=(const WalkStats& o) {
     captures += o.captures;
@@ -203,6 +204,7 @@ struct WalkStats {
     rules_computed += o.rules_computed;
     other_stacks += o.other_stacks;
     by_libunwind += o.by_libunwind;
+    fold_hits += o.fold_hits;
     return *this;
   }
 };

@@ -114,6 +114,19 @@ TEST(FoldRecursion, RecursionLandsInABoundedNumberOfContextsWithTheSameTotals) {
         bin, profile("folded-" + walk.substr(0, walk.find('=')), "fold_recursion=1:" + walk));
     EXPECT_EQ(counts(other), counts(folded)) << walk;
   }
+
+  // The walks of a recursion repeat unfolded stacks, whose folded ids the runtime keeps
+  // instead of folding them again: most walks are answered so (a cache answering wrong shows
+  // above, as contexts other than libunwind's and frame pointers').
+  const auto stats = run("MEMPROF_OPTIONS=" +
+                         sh_quote("output=" + profkit::test::work_dir("raw") +
+                                  "/stats.raw:malloc_context_size=255:fold_recursion=2:atexit=1") +
+                         " " + sh_quote(bin));
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  std::smatch walks, hits;
+  ASSERT_TRUE(std::regex_search(stats.err, walks, std::regex(" ([0-9]+) walks \\(")));
+  ASSERT_TRUE(std::regex_search(stats.err, hits, std::regex(" ([0-9]+) folded ids from the fold cache")));
+  EXPECT_GT(std::stoull(hits[1]) * 2, std::stoull(walks[1])) << stats.err;
 }
 
 TEST(FoldRecursion, AValueOutOfRangeIsOneLineAndNoFolding) {
