@@ -37,8 +37,12 @@ using Memalign = void* (*)(size_t, size_t);
 Memalign g_libc_memalign = nullptr;
 
 // 1 TiB of address space (PROT_NONE, so nothing is committed until carved): the first
-// half for heap.cc's spans, the second for larger blocks.
+// half for heap.cc's spans, the second for larger blocks. Under an address-space limit
+// (`ulimit -v`, valgrind) an eighth at a time down to 256 MiB: a sampled block that finds
+// no room is served unsampled (its weight is lost), where failing to reserve any range
+// profiled every allocation, 10x the cost of the sampled run the user asked for.
 constexpr uintptr_t kRangeBytes = uintptr_t{1} << 40;
+constexpr uintptr_t kMinRangeBytes = uintptr_t{1} << 28;
 constexpr uintptr_t kPage = 4096;
 uintptr_t g_span_cursor = 0;  // under heap.cc's span lock
 SpinLock g_big_lock;          // the rest: larger blocks' cursor and free lists
@@ -128,17 +132,21 @@ inline uint32_t big_class(uint64_t pages, uint64_t* rounded) {
 void sample_init() {
   const int64_t interval = g.options.sample_interval.value;
   if (interval <= 1) return;  // 1: every byte is a sample point, which is the full profile
-  void* range = mmap(nullptr, kRangeBytes, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* range = MAP_FAILED;
+  uintptr_t bytes = kRangeBytes;
+  for (; bytes >= kMinRangeBytes; bytes /= 8) {
+    range = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (range != MAP_FAILED) break;
+  }
   if (range == MAP_FAILED) {
     LineWriter().str("profkit-memprof: error: cannot reserve address space for sampling; "
                      "profiling every allocation").flush_to(2);
     return;
   }
   g_sample_begin = reinterpret_cast<uintptr_t>(range);
-  g_sample_size = kRangeBytes;
+  g_sample_size = bytes;
   g_span_cursor = g_sample_begin;
-  g_big_cursor = g_sample_begin + kRangeBytes / 2;
+  g_big_cursor = g_sample_begin + bytes / 2;
   g_interval = static_cast<double>(interval);
   if (g.options.sample_seed.value != 0) {
     g_seed = static_cast<uint64_t>(g.options.sample_seed.value);
@@ -195,7 +203,7 @@ void* plain_memalign(size_t alignment, size_t size) {
 }
 
 void* sample_reserve_spans(size_t bytes) {
-  if (g_span_cursor + bytes > g_sample_begin + kRangeBytes / 2) return nullptr;
+  if (g_span_cursor + bytes > g_sample_begin + g_sample_size / 2) return nullptr;
   void* p = reinterpret_cast<void*>(g_span_cursor);
   if (mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) return nullptr;
   g_span_cursor += bytes;
@@ -211,7 +219,7 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes) {
   uintptr_t base = g_big_free[cls];
   if (base != 0) {
     g_big_free[cls] = reinterpret_cast<BigBlock*>(base)->next;
-  } else if (g_big_cursor + bytes <= g_sample_begin + kRangeBytes &&
+  } else if (g_big_cursor + bytes <= g_sample_begin + g_sample_size &&
              mprotect(reinterpret_cast<void*>(g_big_cursor), bytes, PROT_READ | PROT_WRITE) == 0) {
     base = g_big_cursor;
     g_big_cursor += bytes;
