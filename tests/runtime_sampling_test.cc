@@ -196,11 +196,15 @@ void expect_sampled_counts(const std::string& out) {
 // the 1 TiB range cannot be reserved: a smaller one is, and the run is still sampled (it
 // used to profile every allocation, ten times the cost, and say so on the program's stderr).
 TEST(Sampling, AnAddressSpaceLimitStillSamples) {
+  // The limit is the program's alone (profkit itself may be a sanitizer build, which
+  // reserves terabytes of shadow), with the runtime `profkit run` would preload.
   const std::string out = profkit::test::work_dir("sampling_run") + "/limited.raw";
-  const std::string profkit = sh_quote(profkit::test::profkit_bin());
-  const auto r = run("sh -c " + sh_quote("ulimit -v 4000000 && exec " + profkit +
-                                         " run --sample-interval=4096 --options sample_seed=5 --output " +
-                                         out + " -- " + sh_quote(binaries().plain)));
+  const auto r = run(
+      "sh -c " + sh_quote("ulimit -v 4000000 && exec env LD_PRELOAD=" +
+                          sh_quote(runtime_dir() + "/preload/libprofkit_memprof.so") +
+                          " MEMPROF_OPTIONS=" +
+                          sh_quote("output=" + out + ":sample_interval=4096:sample_seed=5") + " " +
+                          sh_quote(binaries().plain)));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("cannot reserve"), std::string::npos) << r.err;
   expect_sampled_counts(out);
