@@ -42,11 +42,10 @@ struct RunCommand {
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 
-// The runtime sits in <prefix>/lib beside <prefix>/bin/profkit (build tree and install).
-// The runtime beside bin/profkit: lib/libprofkit_memprof.so, or for a program without
-// instrumented code the build in lib/preload/, which replaces no libc function (each
-// replaced memcpy or strcmp is a jump through the runtime on every call, and only
-// instrumented code needs libc's accesses counted).
+// The runtime beside bin/profkit (build tree and install): lib/libprofkit_memprof.so, or
+// for a program without instrumented code the build in lib/preload/, which replaces no libc
+// function (each replaced memcpy or strcmp is a jump through the runtime on every call, and
+// only instrumented code needs libc's accesses counted).
 std::string runtime_path(bool instrumented) {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -55,32 +54,31 @@ std::string runtime_path(bool instrumented) {
   return ((instrumented ? lib : lib / "preload") / "libprofkit_memprof.so").string();
 }
 
-// True for an ELF file whose dynamic symbols name the memprof runtime's entry points
-// (`-fmemory-profile` code linked against a shared runtime refers to
-// __memprof_shadow_memory_dynamic_address and __memprof_init). Scripts, unreadable files
-// and statically linked programs: false.
-bool is_instrumented_program(const std::string& program) {
+// What the program's ELF file says, read once. Scripts and unreadable files: neither.
+struct ProgramKind {
+  // No program interpreter: the dynamic loader never runs in it, so LD_PRELOAD cannot
+  // bring the runtime in.
+  bool is_static = false;
+  // Its dynamic symbols name the memprof runtime's entry points (`-fmemory-profile` code
+  // linked against a shared runtime refers to __memprof_shadow_memory_dynamic_address and
+  // __memprof_init).
+  bool instrumented = false;
+};
+ProgramKind inspect_program(const std::string& program) {
+  ProgramKind kind;
+  if (program.empty()) return kind;
   auto file = MappedFile::open(program);
-  if (!file) return false;
+  if (!file) return kind;
   auto elf = elf::ElfFile::parse(file->bytes());
-  if (!elf) return false;
-  auto symbols = elf->dynamic_symbols();
-  if (!symbols) return false;
-  return std::any_of(symbols->begin(), symbols->end(),
-                     [](const elf::Symbol& s) { return s.name.starts_with("__memprof_"); });
-}
-
-// True for an ELF executable without a program interpreter: the dynamic loader never runs
-// in it, so LD_PRELOAD cannot bring the runtime in. Scripts and unreadable files: false.
-bool is_static_executable(const std::string& program) {
-  auto file = MappedFile::open(program);
-  if (!file) return false;
-  auto elf = elf::ElfFile::parse(file->bytes());
-  if (!elf) return false;
+  if (!elf) return kind;
   constexpr uint32_t kPtInterp = 3;
-  for (const auto& ph : elf->program_headers())
-    if (ph.type == kPtInterp) return false;
-  return true;
+  kind.is_static = std::none_of(elf->program_headers().begin(), elf->program_headers().end(),
+                                [](const auto& ph) { return ph.type == kPtInterp; });
+  if (auto symbols = elf->dynamic_symbols())
+    kind.instrumented = std::any_of(symbols->begin(), symbols->end(), [](const elf::Symbol& s) {
+      return s.name.starts_with("__memprof_");
+    });
+  return kind;
 }
 
 // The profiles written since `start`: `output` and `output.<pid>` with --output, else
@@ -231,7 +229,8 @@ std::optional<std::string> quoted_option_value(const std::string& value) {
 
 int run_program(const RunCommand& cmd) {
   const std::string program = resolve_program(cmd.command[0]);
-  const std::string runtime = runtime_path(!program.empty() && is_instrumented_program(program));
+  const ProgramKind kind = inspect_program(program);
+  const std::string runtime = runtime_path(kind.instrumented);
   if (runtime.empty() || !std::filesystem::exists(runtime)) {
     report_error("cannot find the runtime library " +
                  (runtime.empty() ? std::string("libprofkit_memprof.so") : runtime));
@@ -293,7 +292,7 @@ int run_program(const RunCommand& cmd) {
                cmd.follow_children + "'";
   }
   Notes notes;
-  if (!program.empty() && is_static_executable(program))
+  if (kind.is_static)
     report_warning(program, "statically linked: LD_PRELOAD cannot load the heap profiler "
                             "into it, so no profile will be written (link it dynamically)");
   // File times come from the kernel's coarse clock, which may lag CLOCK_REALTIME.
