@@ -108,15 +108,6 @@ PROFKIT_RT_NOINLINE void* unresolved_memmove(void* d, const void* s, size_t n) {
   const LibcFunctions* f = libc();
   return f ? f->memmove(d, s, n) : copy_bytes(d, s, n);
 }
-PROFKIT_RT_NOINLINE int unresolved_memcmp(const void* a, const void* b, size_t n) {
-  const LibcFunctions* f = libc();
-  if (f) return f->memcmp(a, b, n);
-  auto* x = static_cast<const unsigned char*>(a);
-  auto* y = static_cast<const unsigned char*>(b);
-  for (size_t i = 0; i < n; ++i)
-    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
-  return 0;
-}
 PROFKIT_RT_NOINLINE void* unresolved_memset(void* d, int c, size_t n) {
   const LibcFunctions* f = libc();
   if (f) return f->memset(d, c, n);
@@ -136,31 +127,7 @@ void* real_memmove(void* d, const void* s, size_t n) {
 void* real_memset(void* d, int c, size_t n) {
   return libc_resolved() ? g_libc.memset(d, c, n) : unresolved_memset(d, c, n);
 }
-int real_memcmp(const void* a, const void* b, size_t n) {
-  return libc_resolved() ? g_libc.memcmp(a, b, n) : unresolved_memcmp(a, b, n);
-}
-[[maybe_unused]] size_t real_strlen(const char* s) {
-  const LibcFunctions* f = libc();
-  if (f) return f->strlen(s);
-  size_t n = 0;
-  while (s[n]) ++n;
-  return n;
-}
-[[maybe_unused]] size_t bounded_strlen(const char* s, size_t limit) {
-  const LibcFunctions* f = libc();
-  if (f) {
-    const void* z = f->memchr(s, 0, limit);
-    return z ? static_cast<size_t>(static_cast<const char*>(z) - s) : limit;
-  }
-  size_t n = 0;
-  while (n < limit && s[n]) ++n;
-  return n;
-}
 
-// Accesses made by libc for the program are counted only in instrumented programs, after
-// start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
-// block (heap.h's map): no profile reads the counters of stacks and globals.
-[[maybe_unused]] inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
 // Counts a range (n > 0) where it can be done inline; false, with nothing counted, when it
 // needs record_range. Most copies and compares are of up to 64 bytes (SQLite's keys and
 // cells, short strings): one or two counters, one access per 8 bytes, as record_range
@@ -203,11 +170,6 @@ PROFKIT_RT_NOINLINE void* count_and_copy(void* dst, const void* src, size_t n, b
 PROFKIT_RT_NOINLINE void* count_and_set(void* dst, int c, size_t n) {
   count(dst, n);
   return real_memset(dst, c, n);
-}
-[[maybe_unused]] PROFKIT_RT_NOINLINE int count_and_compare(const void* a, const void* b, size_t n, bool a_too) {
-  if (a_too) count(a, n);
-  count(b, n);
-  return real_memcmp(a, b, n);
 }
 // Counts the source and destination of a copy of n bytes, or hands the copy to
 // count_and_copy; a macro so that its `return` is a tail call in the caller.
@@ -271,6 +233,46 @@ void __memprof_storeN(uintptr_t addr, uintptr_t size) { record_range(addr, size)
 // any program until the runtime has started.
 namespace profkit::rt {
 namespace {
+PROFKIT_RT_NOINLINE int unresolved_memcmp(const void* a, const void* b, size_t n) {
+  const LibcFunctions* f = libc();
+  if (f) return f->memcmp(a, b, n);
+  auto* x = static_cast<const unsigned char*>(a);
+  auto* y = static_cast<const unsigned char*>(b);
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
+}
+int real_memcmp(const void* a, const void* b, size_t n) {
+  return libc_resolved() ? g_libc.memcmp(a, b, n) : unresolved_memcmp(a, b, n);
+}
+size_t real_strlen(const char* s) {
+  const LibcFunctions* f = libc();
+  if (f) return f->strlen(s);
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+size_t bounded_strlen(const char* s, size_t limit) {
+  const LibcFunctions* f = libc();
+  if (f) {
+    const void* z = f->memchr(s, 0, limit);
+    return z ? static_cast<size_t>(static_cast<const char*>(z) - s) : limit;
+  }
+  size_t n = 0;
+  while (n < limit && s[n]) ++n;
+  return n;
+}
+
+// Accesses made by libc for the program are counted only in instrumented programs, after
+// start-up, and never for the runtime's own calls; and only in memory that may hold a tracked
+// block (heap.h's map): no profile reads the counters of stacks and globals.
+inline bool counting() { return g.count_libc_accesses && tls_in_runtime == 0; }
+PROFKIT_RT_NOINLINE int count_and_compare(const void* a, const void* b, size_t n, bool a_too) {
+  if (a_too) count(a, n);
+  count(b, n);
+  return real_memcmp(a, b, n);
+}
+
 void* counted_memcpy(void* dst, const void* src, size_t n) {
   if (counting()) PROFKIT_COUNT_COPY(real_memcpy, dst, src, n);
   return real_memcpy(dst, src, n);
