@@ -94,7 +94,7 @@ ThreadState* new_thread_state() {
 void delete_thread_state(ThreadState* state) {
   munmap(state->slots, size_t{state->slot_capacity} * sizeof(uintptr_t));
   if (state->fold_cache != nullptr)
-    munmap(state->fold_cache, sizeof(FoldCacheEntry) << kFoldCacheBits);
+    munmap(state->fold_cache, kFoldCacheBytes);
   arena_free(state, sizeof(ThreadState));
 }
 // max_threads (before the options are read, as many as there can be).

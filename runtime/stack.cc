@@ -379,23 +379,41 @@ uint64_t fold_check(const uintptr_t* pcs, uint32_t n) {
 // (a different leaf depth at nearly every allocation) that is most walks, and folding 160
 // frames was two thirds of the run, more than the walk itself. The same unfolded stack
 // recurs (24 265 distinct ones in 4.9 M walks of bench/runtime/recursive.cpp), so each
-// thread keeps the folded id of the unfolded stacks it saw last: 2^16 entries in sets of
-// two (1.5 MiB of address space, mapped on first use and touched as used; no cache where
-// the mapping fails), keyed by the walker's hash and a second, independent one
-// (fold_check) with the length. A wrong answer needs two unrelated 64-bit hashes of two
-// different stacks to agree at once. On recursive.cpp 73% of the walks are answered
-// (half the sets held too few: 2^13 direct-mapped entries answered 31%).
-// Two ways a set: the newer first.
+// thread keeps the folded id of the unfolded stacks it saw last: kFoldCacheEntries in sets
+// of two, the newer first (1.5 MiB of address space, mapped on first use and touched as
+// used; no cache where the mapping fails), keyed by the walker's hash and a second,
+// independent one (fold_check) with the length. A wrong answer needs two unrelated 64-bit
+// hashes of two different stacks to agree at once. On recursive.cpp 73% of the walks are
+// answered (half the sets held too few: 2^13 direct-mapped entries answered 31%).
 FoldCacheEntry* fold_cache_set(ThreadState* state, uint64_t hash) {
   if (PROFKIT_RT_UNLIKELY(state->fold_cache == nullptr)) {
-    state->fold_cache =
-        static_cast<FoldCacheEntry*>(os_map_noreserve(sizeof(FoldCacheEntry) << kFoldCacheBits));
+    state->fold_cache = static_cast<FoldCacheEntry*>(os_map_noreserve(kFoldCacheBytes));
     if (state->fold_cache == nullptr) return nullptr;
   }
   return &state->fold_cache[(hash >> (64 - kFoldCacheBits)) & ~uint64_t{1}];
 }
-inline bool fold_entry_is(const FoldCacheEntry& e, uint64_t hash, uint64_t check, uint32_t n) {
-  return e.hash == hash && e.check == check && e.frames == n && e.id != 0;
+
+// The depot id of the walk pcs[0, n) (walker hash `hash`; 0: none) folded and cut to
+// `depth`: from the thread's fold cache, else folded, interned and kept there.
+uint32_t intern_folded(ThreadState* state, int fold, uint32_t depth, uintptr_t* pcs, uint32_t n,
+                       uint64_t hash) {
+  FoldCacheEntry* set = hash != 0 ? fold_cache_set(state, hash) : nullptr;
+  const uint64_t check = set != nullptr ? fold_check(pcs, n) : 0;
+  if (set != nullptr)
+    for (int w = 0; w < 2; ++w)
+      if (set[w].hash == hash && set[w].check == check && set[w].frames == n && set[w].id != 0) {
+        ++state->walk_stats.fold_hits;
+        return set[w].id;
+      }
+  const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
+  // The walker's hash is the unfolded stack's, and the memo's ids are of folded stacks:
+  // neither helps the depot with the folded frames.
+  const uint32_t id = intern(state, pcs, kept, kept == n ? hash : 0, WalkShare{});
+  if (set != nullptr && id != 0) {
+    set[1] = set[0];
+    set[0] = FoldCacheEntry{hash, check, n, id};
+  }
+  return id;
 }
 
 }  // namespace
@@ -436,31 +454,9 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
           // A whole replay is the memo's own stack: its id needs no hash and no depot lookup.
           // The option is fixed for the process, so the id a memo keeps (and the exact-stack
           // cache) is always folded or always not.
-          if (memo->context_id == 0) {
-            if (fold) {
-              FoldCacheEntry* set = hash != 0 ? fold_cache_set(state, hash) : nullptr;
-              const uint64_t check = set != nullptr ? fold_check(pcs, n) : 0;
-              if (set != nullptr && (fold_entry_is(set[0], hash, check, n) ||
-                                     fold_entry_is(set[1], hash, check, n))) {
-                ++stats.fold_hits;
-                memo->context_id = fold_entry_is(set[0], hash, check, n) ? set[0].id : set[1].id;
-              } else {
-                const uint32_t unfolded = n;
-                const uint64_t unfolded_hash = hash;
-                const uint32_t kept = fold_and_cut(fold, pcs, n, depth);
-                if (kept != n) hash = 0;  // the walker's hash is the unfolded stack's
-                n = kept;
-                share.prev_id = 0;  // the memo's ids are of folded stacks: frames do not line up
-                memo->context_id = intern(state, pcs, n, hash, share);
-                if (set != nullptr && memo->context_id != 0) {
-                  set[1] = set[0];
-                  set[0] = FoldCacheEntry{unfolded_hash, check, unfolded, memo->context_id};
-                }
-              }
-            } else {
-              memo->context_id = intern(state, pcs, n, hash, share);
-            }
-          }
+          if (memo->context_id == 0)
+            memo->context_id = fold ? intern_folded(state, fold, depth, pcs, n, hash)
+                                    : intern(state, pcs, n, hash, share);
           remember_exact_stack(state, caller_return, caller_frame, walk_depth, memo,
                                memo->context_id);
           return memo->context_id;
@@ -489,8 +485,8 @@ uint32_t capture_stack(uintptr_t caller_return, uintptr_t caller_frame) {
     }
   }
   if (n == 0) n = walk_frame_pointers(caller_return, caller_frame, pcs, walk_depth);
-  if (fold) n = fold_and_cut(fold, pcs, n, depth);
-  return intern(tls_state, pcs, n, 0, WalkShare{});
+  return fold ? intern_folded(tls_state, fold, depth, pcs, n, 0)
+              : intern(tls_state, pcs, n, 0, WalkShare{});
 }
 
 uint32_t depot_intern(const uintptr_t* pcs, uint32_t n, const WalkShare& share) {

@@ -14,7 +14,7 @@
 namespace profkit::rt {
 
 // With fold_recursion, the folded stack's id for an unfolded walk, found by the walk's two
-// 64-bit hashes and its length (stack.cc, fold_cache_find).
+// 64-bit hashes and its length (stack.cc, intern_folded).
 struct FoldCacheEntry {
   uint64_t hash = 0;   // the walker's stack hash of the unfolded frames (0: empty)
   uint64_t check = 0;  // fold_check of the same frames, computed independently
@@ -22,6 +22,7 @@ struct FoldCacheEntry {
   uint32_t id = 0;     // the depot id of the folded and cut stack
 };
 inline constexpr uint32_t kFoldCacheBits = 16;
+inline constexpr size_t kFoldCacheBytes = sizeof(FoldCacheEntry) << kFoldCacheBits;
 
 struct ThreadState {
   OwnerLock lock;                // guards everything below (lock_other: not the owner)
