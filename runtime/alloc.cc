@@ -76,19 +76,14 @@ ThreadState* new_thread_state() {
   // limit (`ulimit -v`) such a reservation fails, and no thread got a state (an empty
   // profile): then as many slots as fit, an eighth at a time down to 65 536 (512 KiB); a
   // full table leaves the state's later glibc blocks untracked (take_slot).
-  void* slots = MAP_FAILED;
-  uint32_t capacity = kMaxSlots;
-  for (; capacity >= kMinSlots; capacity /= 8) {
-    slots = mmap(nullptr, size_t{capacity} * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (slots != MAP_FAILED) break;
-  }
-  if (slots == MAP_FAILED) {
+  size_t bytes = size_t{kMaxSlots} * sizeof(uintptr_t);
+  void* slots = os_map_largest(&bytes, size_t{kMinSlots} * sizeof(uintptr_t), true);
+  if (slots == nullptr) {
     arena_free(state, sizeof(ThreadState));
     return nullptr;
   }
   state->slots = static_cast<uintptr_t*>(slots);
-  state->slot_capacity = capacity;
+  state->slot_capacity = static_cast<uint32_t>(bytes / sizeof(uintptr_t));
   return state;
 }
 void delete_thread_state(ThreadState* state) {

@@ -43,6 +43,14 @@ void* os_map_noreserve(size_t size) {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
 }
+void* os_map_largest(size_t* size, size_t min, bool accessible) {
+  const int prot = accessible ? PROT_READ | PROT_WRITE : PROT_NONE;
+  for (; *size >= min; *size /= 8) {
+    void* p = mmap(nullptr, *size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) return p;
+  }
+  return nullptr;
+}
 void os_unmap(void* p, size_t size) { munmap(p, size); }
 
 void* arena_alloc(size_t size) {

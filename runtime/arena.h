@@ -11,6 +11,10 @@ void* arena_alloc(size_t size);   // zeroed
 void arena_free(void* p, size_t size);
 void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
 void* os_map_noreserve(size_t size);  // the same, MAP_NORESERVE (pages cost only when touched)
+// Under an address-space limit (`ulimit -v`, valgrind) a large reservation fails: the
+// largest of *size, *size / 8, *size / 64, ... not below `min` that can be mapped
+// (MAP_NORESERVE; readable and writable, or PROT_NONE), its size in *size; nullptr if none.
+void* os_map_largest(size_t* size, size_t min, bool accessible);
 void os_unmap(void* p, size_t size);
 // Bytes handed out and not returned (rounded to their class), and bytes of arena chunks
 // mapped: the runtime's own memory, which must stay bounded (verbosity=2 prints them).

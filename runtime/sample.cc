@@ -13,6 +13,7 @@
 #define MREMAP_DONTUNMAP 4
 #endif
 
+#include "runtime/arena.h"
 #include "runtime/globals.h"
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
@@ -132,13 +133,9 @@ inline uint32_t big_class(uint64_t pages, uint64_t* rounded) {
 void sample_init() {
   const int64_t interval = g.options.sample_interval.value;
   if (interval <= 1) return;  // 1: every byte is a sample point, which is the full profile
-  void* range = MAP_FAILED;
-  uintptr_t bytes = kRangeBytes;
-  for (; bytes >= kMinRangeBytes; bytes /= 8) {
-    range = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (range != MAP_FAILED) break;
-  }
-  if (range == MAP_FAILED) {
+  size_t bytes = kRangeBytes;
+  void* range = os_map_largest(&bytes, kMinRangeBytes, false);
+  if (range == nullptr) {
     LineWriter().str("profkit-memprof: error: cannot reserve address space for sampling; "
                      "profiling every allocation").flush_to(2);
     return;
