@@ -209,8 +209,7 @@ std::vector<CsCounter> IpEstimator::finish_contexts(const ContextOptions& option
 CsCounter& IpEstimator::counter_for(const std::vector<uint64_t>& stack,
                                     const ContextOptions& options, ContextCounters& contexts) {
   make_context_key(binary_, options, stack, key_);
-  bool added = false;
-  return contexts.counters()[contexts.find_or_add(key_, added)];
+  return contexts.counters()[contexts.find_or_add(key_)];
 }
 
 // The counters of group `g` (callers `stack`, root first) and of the groups below it. Probe

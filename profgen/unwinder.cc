@@ -105,19 +105,18 @@ void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
   }
 }
 
-size_t ContextCounters::find_or_add(const CsCounter& key, bool& added) {
-  std::string& id = id_;
-  id.clear();
-  auto put = [&](uint64_t v) { id.append(reinterpret_cast<const char*>(&v), sizeof v); };
+size_t ContextCounters::find_or_add(const CsCounter& key, bool* added) {
+  id_.clear();
+  auto put = [&](uint64_t v) { id_.append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (uint64_t a : key.addresses) put(a);
   for (const auto& f : key.frames) {
     put(f.name.name.size());
-    id.append(f.name.name);
+    id_.append(f.name.name);
     put(f.location.line);
     put(f.location.discriminator);
   }
-  auto [it, is_new] = index_.try_emplace(id, counters_.size());
-  added = is_new;
+  auto [it, is_new] = index_.try_emplace(id_, counters_.size());
+  if (added != nullptr) *added = is_new;
   if (is_new) counters_.push_back(CsCounter{key.addresses, key.frames, key.leaf_was_inlined, {}});
   else counters_[it->second].leaf_was_inlined |= key.leaf_was_inlined;
   return it->second;
@@ -384,7 +383,7 @@ class Unwinder {
     if (node->first_record == FrameNode::kNone) return;
     make_context_key(binary_, options_, stack, key_);
     bool added = false;
-    const size_t at = contexts_.find_or_add(key_, added);
+    const size_t at = contexts_.find_or_add(key_, &added);
     if (added) pending_.emplace_back();
     Pending& c = pending_[at];
     for (uint32_t r = node->first_record; r != FrameNode::kNone; r = records_[r].next) {

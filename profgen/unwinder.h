@@ -72,8 +72,8 @@ void make_context_key(ProfiledBinary& binary, const ContextOptions& options,
 // contexts by their frames only), whose flag is or-ed, as its context trie does.
 class ContextCounters {
  public:
-  // The index of `key`'s counter in counters(); `added` tells whether it is new.
-  size_t find_or_add(const CsCounter& key, bool& added);
+  // The index of `key`'s counter in counters(); *added (if given) tells whether it is new.
+  size_t find_or_add(const CsCounter& key, bool* added = nullptr);
   std::vector<CsCounter>& counters() { return counters_; }
   const std::vector<CsCounter>& counters() const { return counters_; }
   std::vector<CsCounter> take();
