@@ -71,9 +71,11 @@ ProgramKind inspect_program(const std::string& program) {
   if (!file) return kind;
   auto elf = elf::ElfFile::parse(file->bytes());
   if (!elf) return kind;
-  constexpr uint32_t kPtInterp = 3;
   kind.is_static = std::none_of(elf->program_headers().begin(), elf->program_headers().end(),
-                                [](const auto& ph) { return ph.type == kPtInterp; });
+                                [](const auto& ph) {
+                                  constexpr uint32_t kPtInterp = 3;
+                                  return ph.type == kPtInterp;
+                                });
   if (auto symbols = elf->dynamic_symbols())
     kind.instrumented = std::any_of(symbols->begin(), symbols->end(), [](const elf::Symbol& s) {
       return s.name.starts_with("__memprof_");
