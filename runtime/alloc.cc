@@ -266,19 +266,23 @@ inline bool take_slot(ThreadState* state, ChunkHeader* header) {
 
 // A small block from the runtime's own allocator (heap.cc), tracked. The stack, time and
 // CPU are taken before the lock; the block is carved, described and published under it, so
-// a dump never sees a half-written header. nullptr sends the caller to glibc.
+// a dump never sees a half-written header. nullptr sends the caller to glibc. `cls`:
+// kHeapAllClasses for the class of `size` (small_block_fits), else a class whose slots
+// are aligned as the caller needs (heap_aligned_class), with no other to fall back on.
 PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t caller_return,
-                                         uintptr_t caller_frame) {
+                                         uintptr_t caller_frame, uint32_t cls = kHeapAllClasses) {
   RuntimeScope scope;
   ThreadState* state = current_thread_state();
   if (state == nullptr) return nullptr;
-  uint32_t cls = heap_class_for(size, !g_sampling && g_heap_layout.first_detached < kHeapAllClasses);
+  const bool aligned = cls != kHeapAllClasses;
+  if (!aligned)
+    cls = heap_class_for(size, !g_sampling && g_heap_layout.first_detached < kHeapAllClasses);
   const uint32_t context_id = capture_stack(caller_return, caller_frame);
   const uint32_t cpu = current_cpu();
   const uint32_t timestamp = now_ms();
   state->lock.lock();
   ChunkHeader* header = heap_take(state, cls);
-  if (PROFKIT_RT_UNLIKELY(header == nullptr) && heap_detached_class(cls)) {
+  if (PROFKIT_RT_UNLIKELY(header == nullptr) && heap_detached_class(cls) && !aligned) {
     cls = heap_class_of(size + sizeof(ChunkHeader));  // no detached region (ulimit -v)
     header = heap_take(state, cls);
   }
@@ -379,11 +383,17 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
     if (take_unsampled(size, &n)) return allocate_plain(n, alignment, zero);
     return no_tail_call(allocate_sampled(size, alignment, zero, caller_return, caller_frame));
   }
-  // Small blocks come from heap.cc whenever they are tracked; the rest (large or
-  // over-aligned blocks, and blocks made inside the runtime or before it started) from glibc.
-  if (PROFKIT_RT_LIKELY(small_block_fits(size, alignment)) && tls_in_runtime == 0 &&
-      PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed))) {
-    if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
+  // Small blocks come from heap.cc whenever they are tracked, over-aligned ones too where a
+  // detached class holds them aligned; the rest (large blocks, other over-aligned ones, and
+  // blocks made inside the runtime or before it started) from glibc.
+  if (PROFKIT_RT_LIKELY(tls_in_runtime == 0) && PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed))) {
+    if (PROFKIT_RT_LIKELY(small_block_fits(size, alignment))) {
+      if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
+    } else if (alignment > g_heap_layout.min_alignment) {
+      const uint32_t cls = heap_aligned_class(size, alignment);
+      if (cls != kHeapAllClasses)
+        if (void* p = allocate_small(size, zero, caller_return, caller_frame, cls)) return p;
+    }
   }
   if (alignment < g_heap_layout.min_alignment) alignment = g_heap_layout.min_alignment;
   // glibc returns 16-byte aligned blocks, so the aligned user pointer with its header in

@@ -25,7 +25,9 @@ inline constexpr uint64_t kHeapMaxStride = 32768;
 // an array at the start of its span. Detached spans are kDetachedSpan bytes, aligned to
 // that, in a region of their own, so a user pointer finds its header by its address alone
 // (header_of).
-inline constexpr uint32_t kHeapDetachedClasses = 16;
+// The last two (strides 2048 and 4096) hold only blocks of that alignment
+// (heap_aligned_class).
+inline constexpr uint32_t kHeapDetachedClasses = 18;
 inline constexpr uint32_t kHeapAllClasses = kHeapClasses + kHeapDetachedClasses;
 inline constexpr uint64_t kDetachedSpan = 64 << 10;
 inline constexpr uint64_t kGeometricStrideFrom = 1024;  // strides above: four per doubling
@@ -64,8 +66,10 @@ constexpr HeapLayout make_heap_layout(bool dense) {
     l.stride[cls] = static_cast<uint32_t>(heap_geometric_stride(cls)) + (dense ? 16 : 0);
   if (!dense) {
     for (uint32_t cls = 0; cls < 16; ++cls) l.stride[cls] = 64 * (cls + 1);
-    for (uint32_t cls = kHeapClasses; cls < kHeapAllClasses; ++cls)
+    for (uint32_t cls = kHeapClasses; cls < kHeapClasses + 16; ++cls)
       l.stride[cls] = 64 * (cls - kHeapClasses + 1);
+    l.stride[kHeapClasses + 16] = 2048;
+    l.stride[kHeapClasses + 17] = 4096;
     l.first_detached = kHeapClasses;
     l.first_header = 64 - 32;  // the user pointer at 64 (32 = sizeof(ChunkHeader))
     l.min_alignment = 64;
@@ -257,6 +261,25 @@ inline uint32_t heap_class_for(const HeapLayout& l, uint64_t size, bool detached
 }
 inline uint32_t heap_class_for(uint64_t size, bool detached) {
   return heap_class_for(g_heap_layout, size, detached);
+}
+// The detached class for `size` bytes at an `alignment` above the layout's (a power of
+// two), or kHeapAllClasses when there is none: the layout has no detached classes, or the
+// size rounded up to the alignment is above 1 KiB and not the alignment itself (2 or
+// 4 KiB, the two classes kept for such blocks). A detached span is 64 KiB-aligned and ends
+// with its slots, so with a stride that is a multiple of the alignment (which divides
+// 64 KiB) every slot starts aligned. Without it such a block is glibc's, padded by its
+// alignment for the header in front; as many small over-aligned blocks came and went,
+// those padded blocks drained into glibc's top chunk and were trimmed and faulted back
+// every round (355 000 page faults where the plain build had 6 000).
+inline uint32_t heap_aligned_class(const HeapLayout& l, uint64_t size, uintptr_t alignment) {
+  if (l.first_detached == kHeapAllClasses || alignment > 4096 || size > 4096) return kHeapAllClasses;
+  const uint64_t stride = (size + alignment - 1) & ~uint64_t{alignment - 1};
+  if (stride <= 1024) return kHeapClasses + static_cast<uint32_t>(stride / 64) - 1;
+  if (stride == alignment) return kHeapClasses + (alignment == 2048 ? 16 : 17);
+  return kHeapAllClasses;
+}
+inline uint32_t heap_aligned_class(uint64_t size, uintptr_t alignment) {
+  return heap_aligned_class(g_heap_layout, size, alignment);
 }
 
 }  // namespace profkit::rt

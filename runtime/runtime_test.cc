@@ -289,6 +289,67 @@ TEST(Heap, DetachedBlocksFindTheirHeaders) {
   for (ChunkHeader* b : taken) heap_give(s.state->heap[cls], b);
 }
 
+// Over-aligned small blocks: a detached class whose stride is the size rounded up to the
+// alignment, while that stride is at most 1 KiB or the alignment itself (2 or 4 KiB); none
+// in the dense layout, nor for a size whose rounding would wrap.
+TEST(HeapClasses, OverAlignedBlocksGetADetachedStrideOfTheirAlignment) {
+  const HeapLayout& l = kGranularLayout;
+  for (uintptr_t alignment = 128; alignment <= 4096; alignment *= 2) {
+    for (uint64_t size = 1; size <= 1100; ++size) {
+      const uint64_t stride = (size + alignment - 1) / alignment * alignment;
+      const uint32_t cls = heap_aligned_class(l, size, alignment);
+      EXPECT_EQ(heap_aligned_class(kDenseLayout, size, alignment), kHeapAllClasses);
+      if (stride > 1024 && stride != alignment) {
+        EXPECT_EQ(cls, kHeapAllClasses) << size << " at " << alignment;
+        continue;
+      }
+      ASSERT_GE(cls, kHeapClasses) << size << " at " << alignment;
+      ASSERT_LT(cls, kHeapAllClasses) << size << " at " << alignment;
+      EXPECT_EQ(heap_stride(l, cls), stride) << size << " at " << alignment;
+    }
+  }
+  EXPECT_EQ(heap_aligned_class(l, ~uint64_t{0} - 100, 128), kHeapAllClasses);
+}
+
+// What the program gets from the aligned entry points: aligned blocks, which in the granular
+// layout come from the detached classes while the alignment's stride fits one, else glibc's.
+// Many at a time, so several spans of each class are carved.
+TEST(Heap, OverAlignedBlocksAreAlignedAndSmallWhereAClassHoldsThem) {
+  constexpr int kBlocks = 600;
+  static void* blocks[kBlocks];
+  for (uintptr_t alignment = 128; alignment <= 8192; alignment *= 2) {
+    for (uint64_t size : {1, 24, 100, 128, 224, 1000, 2048, 3000}) {
+      for (void*& p : blocks) {
+        ASSERT_EQ(posix_memalign(&p, alignment, size), 0);
+        ASSERT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u) << size << " at " << alignment;
+        __builtin_memset(p, 0x5a, size);
+      }
+      const uint64_t stride = (size + alignment - 1) / alignment * alignment;
+      const bool small = g_heap_layout.first_detached == kHeapClasses && alignment <= 4096 &&
+                         (stride <= 1024 || stride == alignment);
+      std::set<uintptr_t> distinct;
+      for (void* p : blocks) {
+        const ChunkHeader* h = header_of(p);
+        EXPECT_EQ(h->size, size);
+        EXPECT_EQ((h->origin & kSmallBlock) != 0, small) << size << " at " << alignment;
+        if (small) {
+          EXPECT_GE(h->origin & ~kSmallBlock, kHeapClasses);
+        }
+        distinct.insert(reinterpret_cast<uintptr_t>(p));
+      }
+      EXPECT_EQ(distinct.size(), static_cast<size_t>(kBlocks));
+      uintptr_t previous = 0;
+      for (uintptr_t u : distinct) {  // no two blocks overlap
+        if (previous != 0) {
+          EXPECT_GE(u - previous, size);
+        }
+        previous = u;
+      }
+      for (void* p : blocks) free(p);
+    }
+  }
+}
+
 TEST(MibTable, FindsOrInsertsByContextIdAndClears) {
   MibTable table;
   bool inserted = false;
