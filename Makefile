@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= ON
 CMAKE_COMMON = -G Ninja -DPROFKIT_WERROR=$(WERROR)
 
-.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench bench-pgo bench-runtime-real clean install package
+.PHONY: all deps build build-asan demo test test-release test-asan difftest soak fuzz bench bench-pgo bench-runtime-real bench-runtime-shapes clean install package
 
 all: build
 
@@ -84,6 +84,12 @@ bench-pgo: build
 # built plain, floor, compiler-rt and profkit; RUNS, default 5; ~15 minutes).
 bench-runtime-real: build
 	@bash bench/runtime/real.sh
+
+# Only the heap profiler runtime on program shapes none of the workloads has
+# (bench/runtime/shapes.sh: over-aligned blocks, thread churn, fork, many threads, live at
+# exit; RUNS, default 5; ~3 minutes).
+bench-runtime-shapes: build
+	@bash bench/runtime/shapes.sh
 
 # Installs into PREFIX (default /usr/local): bin/profkit, lib/libprofkit_memprof.*, man pages.
 PREFIX ?= /usr/local

@@ -20,7 +20,8 @@
 # geometric mean of the ratios; LOAD=1: a busy loop keeps one CPU busy during the table
 # (a competing job); WORKLOADS: the table's rows (default all; set, it skips the sections
 # after the table).
-# Then sample.sh measures sampled profiles (its own environment: SEEDS, INTERVAL).
+# Then sample.sh measures sampled profiles (its own environment: SEEDS, INTERVAL), and
+# shapes.sh program shapes none of the workloads has (RUNS; SHAPES).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -181,3 +182,7 @@ rm -rf raw
 # Sampled profiles (sample_interval): cost and cold/not-cold agreement (sample.sh).
 echo
 bash "$here/sample.sh"
+
+# Program shapes none of the workloads has (shapes.sh).
+echo
+bash "$here/shapes.sh"
