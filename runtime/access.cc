@@ -370,8 +370,7 @@ char* counted_strncat(char* dst, const char* src, size_t n) {
   return dst;
 }
 int counted_strcmp(const char* a, const char* b) {
-  size_t i = 0;
-  while (a[i] && a[i] == b[i]) ++i;
+  const size_t i = first_difference(a, b, SIZE_MAX);
   if (counting()) {
     count(a, i + 1);
     count(b, i + 1);
@@ -380,8 +379,7 @@ int counted_strcmp(const char* a, const char* b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 int counted_strncmp(const char* a, const char* b, size_t n) {
-  size_t i = 0;
-  while (i < n && a[i] && a[i] == b[i]) ++i;
+  const size_t i = first_difference(a, b, n);
   if (counting()) {
     const size_t k = i < n ? i + 1 : n;
     count(a, k);

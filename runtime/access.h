@@ -2,7 +2,41 @@
 // programs, libc's own for the others.
 #pragma once
 
+#include <emmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
 namespace profkit::rt {
+
+// The index of the first byte where `a` and `b` differ or `a` ends (its NUL), or `limit`
+// if that comes first: what strcmp and strncmp read up to, so what they count. 16 bytes at
+// a time wherever neither load reaches into the next page (a string that ends just before
+// an unmapped page is readable only up to the end of its own), else a byte. The byte loop
+// it replaces was 60% of a qsort of heap paths with strcmp (23-byte common prefixes).
+inline size_t first_difference(const char* a, const char* b, size_t limit) {
+  constexpr uintptr_t kPage = 4096, kLast = kPage - 16;
+  size_t i = 0;
+  while (i < limit) {
+    const auto pa = reinterpret_cast<uintptr_t>(a + i), pb = reinterpret_cast<uintptr_t>(b + i);
+    if ((pa & (kPage - 1)) <= kLast && (pb & (kPage - 1)) <= kLast) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+      const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+      const auto same = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+      const auto nul = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())));
+      const unsigned stop = (~same & 0xffffu) | nul;
+      if (stop != 0) {
+        const size_t k = i + static_cast<size_t>(__builtin_ctz(stop));
+        return k < limit ? k : limit;
+      }
+      i += 16;
+    } else {
+      if (a[i] == '\0' || a[i] != b[i]) return i;
+      ++i;
+    }
+  }
+  return limit;
+}
 
 // At start-up, after g.count_libc_accesses is decided: when it is false, the replacements
 // go straight to libc's functions from now on.

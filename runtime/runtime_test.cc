@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/access.h"
 #include "runtime/clock.h"
 #include "runtime/globals.h"
 #include "runtime/heap.h"
@@ -348,6 +350,52 @@ TEST(Heap, OverAlignedBlocksAreAlignedAndSmallWhereAClassHoldsThem) {
       for (void* p : blocks) free(p);
     }
   }
+}
+
+// strcmp's and strncmp's scan (first_difference) against a byte loop, on strings that end
+// right before an unmapped page and start at every offset from it: a load that reached into
+// that page would crash the test. Equal strings, a difference at every position, a NUL in
+// one or both, and limits below, at and beyond the difference.
+TEST(StringScan, FirstDifferenceIsTheByteLoopsAndNeverLeavesThePage) {
+  const size_t page = 4096;
+  void* map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  char* const base = static_cast<char*>(map);
+  ASSERT_EQ(mprotect(base + 2 * page, page, PROT_NONE), 0);
+  char* const end_a = base + page;      // a's page ends here (b's page follows it)
+  char* const end_b = base + 2 * page;  // then the unmapped page
+  auto naive = [](const char* a, const char* b, size_t limit) {
+    size_t i = 0;
+    while (i < limit && a[i] && a[i] == b[i]) ++i;
+    return i;
+  };
+  uint64_t x = 42, checked = 0;
+  for (size_t len = 0; len <= 70; ++len) {
+    for (size_t diff = 0; diff <= len; ++diff) {
+      for (int variant = 0; variant < 3; ++variant) {
+        // a and b: `len` bytes and a NUL, ending at their page's end; b differs at `diff`
+        // (variant 0), ends early there (1), or is equal (2).
+        char* a = end_a - len - 1;
+        char* b = end_b - len - 1;
+        for (size_t i = 0; i < len; ++i) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          a[i] = b[i] = static_cast<char>('a' + x % 26);
+        }
+        a[len] = b[len] = '\0';
+        if (variant == 0 && diff < len) b[diff] = static_cast<char>(a[diff] == 'z' ? 'y' : 'z');
+        if (variant == 1 && diff < len) b[diff] = '\0';
+        for (size_t limit : {size_t{0}, diff, diff + 1, len + 1, SIZE_MAX}) {
+          ASSERT_EQ(first_difference(a, b, limit), naive(a, b, limit))
+              << "len " << len << " diff " << diff << " variant " << variant << " limit " << limit;
+          ASSERT_EQ(first_difference(b, a, limit), naive(b, a, limit))
+              << "len " << len << " diff " << diff << " variant " << variant << " limit " << limit;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000u);
+  munmap(map, 3 * page);
 }
 
 TEST(MibTable, FindsOrInsertsByContextIdAndClears) {

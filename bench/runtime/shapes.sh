@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Program shapes none of run.sh's workloads has (bench/runtime/shapes/*.cpp: over-aligned
+# Program shapes none of run.sh's workloads has (bench/runtime/shapes/*.{c,cpp}: over-aligned
 # blocks, thread churn, a pre-forking server, more threads than CPUs, millions of blocks live
-# at exit), each compiled once with clang++-22 -O2 -g -fno-omit-frame-pointer
+# at exit, a qsort of heap strings with strcmp), each compiled once with clang++-22 -O2 -g -fno-omit-frame-pointer
 # -fmemory-profile and linked with compiler-rt's runtime and with ours, beside the plain
 # build, as run.sh does. They are here because a runtime tuned on a few workloads can be
-# slow on a shape it never saw (the aligned one was 1.2x compiler-rt's overhead until the
+# slow on a shape it never saw (the aligned one was 1.3x compiler-rt's overhead until the
 # runtime served over-aligned blocks from its own slots).
 # Reports per shape: wall and CPU (user + system) means over RUNS hyperfine runs, the
 # overhead ratio (profkit - plain) / (compiler-rt - plain) in both, and peak RSS.
@@ -18,19 +18,20 @@ root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$root/build}
 WORK=${WORK:-$BUILD/bench-work/shapes}
 RUNS=${RUNS:-5}
-SHAPES=${SHAPES:-$(cd "$here/shapes" && ls ./*.cpp | sed 's|^\./||; s|\.cpp$||' | tr '\n' ' ')}
+SHAPES=${SHAPES:-$(cd "$here/shapes" && ls ./*.c ./*.cpp | sed 's|^\./||; s|\.c\(pp\)\{0,1\}$||' | sort | tr '\n' ' ')}
 LIB=$BUILD/lib
 mkdir -p "$WORK"
 cd "$WORK"
 
 flags="-O2 -g -fno-omit-frame-pointer"
 for s in $SHAPES; do
-  src="$here/shapes/$s.cpp"
+  src="$here/shapes/$s.cpp" cc=clang++-22
+  [ -f "$src" ] || src="$here/shapes/$s.c" cc=clang-22
   if [ ! -x "$s.profkit" ] || [ "$src" -nt "$s.profkit" ]; then
-    clang++-22 $flags "$src" -o "$s.plain" -lpthread
-    clang++-22 $flags -fmemory-profile -c "$src" -o "$s.o"
-    clang++-22 -fmemory-profile "$s.o" -o "$s.crt" -lpthread
-    clang++-22 "$s.o" -o "$s.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
+    $cc $flags "$src" -o "$s.plain" -lpthread
+    $cc $flags -fmemory-profile -c "$src" -o "$s.o"
+    $cc -fmemory-profile "$s.o" -o "$s.crt" -lpthread
+    $cc "$s.o" -o "$s.profkit" "$LIB/libprofkit_memprof.so" -Wl,-rpath,"$LIB" -lpthread
   fi
 done
 
