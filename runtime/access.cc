@@ -390,22 +390,16 @@ int counted_strncmp(const char* a, const char* b, size_t n) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 char* counted_strchr(const char* s, int c) {
-  size_t i = 0;
   const char ch = static_cast<char>(c);
-  while (s[i] != ch && s[i] != '\0') ++i;
+  const size_t i = first_of(s, ch);
   if (counting()) count(s, i + 1);
   return s[i] == ch ? const_cast<char*>(s + i) : nullptr;
 }
 char* counted_strrchr(const char* s, int c) {
-  const char ch = static_cast<char>(c);
-  const char* found = nullptr;
-  size_t i = 0;
-  for (;; ++i) {
-    if (s[i] == ch) found = s + i;
-    if (s[i] == '\0') break;
-  }
-  if (counting()) count(s, i + 1);
-  return const_cast<char*>(found);
+  size_t last;
+  const size_t n = last_of(s, static_cast<char>(c), &last);
+  if (counting()) count(s, n + 1);
+  return last == SIZE_MAX ? nullptr : const_cast<char*>(s + last);
 }
 
 // Where each exported replacement goes. Only instrumented programs count libc's accesses,

@@ -398,6 +398,64 @@ TEST(StringScan, FirstDifferenceIsTheByteLoopsAndNeverLeavesThePage) {
   munmap(map, 3 * page);
 }
 
+// strchr's and strrchr's scans (first_of, last_of) against a byte loop on strings that end
+// right before an unmapped page, from every start offset: the character at every position,
+// nowhere, or NUL, and for last_of also after an earlier NUL.
+TEST(StringScan, FirstOfAndLastOfAreTheByteLoopsAndNeverLeaveThePage) {
+  const size_t page = 4096;
+  void* map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  char* const base = static_cast<char*>(map);
+  ASSERT_EQ(mprotect(base + page, page, PROT_NONE), 0);
+  auto naive = [](const char* s, char ch) {
+    size_t i = 0;
+    while (s[i] != ch && s[i] != '\0') ++i;
+    return i;
+  };
+  uint64_t checked = 0;
+  for (size_t len = 0; len <= 70; ++len) {
+    char* s = base + page - len - 1;
+    for (size_t i = 0; i < len; ++i) s[i] = static_cast<char>('a' + i % 20);  // no 'y' or 'z'
+    s[len] = '\0';
+    ASSERT_EQ(first_of(s, 'z'), naive(s, 'z')) << len;
+    ASSERT_EQ(first_of(s, '\0'), len) << len;
+    for (size_t at = 0; at < len; ++at) {
+      const char kept = s[at];
+      s[at] = 'y';
+      ASSERT_EQ(first_of(s, 'y'), at) << len << " at " << at;
+      s[at] = kept;
+      ++checked;
+    }
+    ASSERT_EQ(first_of(s, 'a'), len == 0 ? 0u : naive(s, 'a')) << len;
+    // strrchr's scan: the NUL's index, and the last 'a' (every 20th byte), none, or the NUL.
+    size_t last = 0, want = SIZE_MAX;
+    for (size_t i = 0; i < len; ++i)
+      if (s[i] == 'a') want = i;
+    ASSERT_EQ(last_of(s, 'a', &last), len) << len;
+    ASSERT_EQ(last, want) << len;
+    ASSERT_EQ(last_of(s, 'z', &last), len) << len;
+    ASSERT_EQ(last, SIZE_MAX) << len;
+    ASSERT_EQ(last_of(s, '\0', &last), len) << len;
+    ASSERT_EQ(last, len) << len;
+    for (size_t at = 0; at < len; at += 7) {
+      const char kept = s[at];
+      s[at] = 'y';
+      if (at + 1 < len) {  // a new NUL after it and a 'y' past that, which must not count
+        s[at + 1] = '\0';
+        s[len] = 'y';
+      }
+      const size_t end = at + 1 < len ? at + 1 : len;
+      ASSERT_EQ(last_of(s, 'y', &last), end) << len << " at " << at;
+      ASSERT_EQ(last, at) << len << " at " << at;
+      if (at + 1 < len) s[at + 1] = static_cast<char>('a' + (at + 1) % 20);
+      s[len] = '\0';
+      s[at] = kept;
+    }
+  }
+  EXPECT_GT(checked, 2000u);
+  munmap(map, 2 * page);
+}
+
 TEST(MibTable, FindsOrInsertsByContextIdAndClears) {
   MibTable table;
   bool inserted = false;
