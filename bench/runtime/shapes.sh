@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Program shapes none of run.sh's workloads has (bench/runtime/shapes/*.{c,cpp}: over-aligned
 # blocks, thread churn, a pre-forking server, more threads than CPUs, millions of blocks live
-# at exit, a qsort of heap strings with strcmp, strchr/strrchr over heap lines), each compiled once with clang++-22 -O2 -g -fno-omit-frame-pointer
-# -fmemory-profile and linked with compiler-rt's runtime and with ours, beside the plain
-# build, as run.sh does. They are here because a runtime tuned on a few workloads can be
-# slow on a shape it never saw (the aligned one was 1.3x compiler-rt's overhead until the
-# runtime served over-aligned blocks from its own slots).
+# at exit, a qsort of heap strings with strcmp, strchr/strrchr over heap lines), each
+# compiled once with clang-22 or clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile
+# and linked with compiler-rt's runtime and with ours, beside the plain build, as run.sh
+# does. They are here because a runtime tuned on a few workloads can be slow on a shape it
+# never saw (aligned was 1.3x compiler-rt's overhead until the runtime served over-aligned
+# blocks from its own slots, strscan 1.3x until its string searches stopped looping bytes).
 # Reports per shape: wall and CPU (user + system) means over RUNS hyperfine runs, the
 # overhead ratio (profkit - plain) / (compiler-rt - plain) in both, and peak RSS.
 # Timings are never a test: this only reports.
