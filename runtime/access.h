@@ -38,24 +38,29 @@ inline size_t first_difference(const char* a, const char* b, size_t limit) {
   return limit;
 }
 
-// The index of the first byte of `s` that is `ch` or its NUL: what strchr reads up to. As
-// first_difference: 16 bytes at a time where the load stays in its page.
-inline size_t first_of(const char* s, char ch) {
+// The index of the first byte of `s` that is `ch` or its NUL, or `limit` if that comes
+// first: what strchr reads up to (and with ch 0, strlen and strnlen). As first_difference:
+// 16 bytes at a time where the load stays in its page.
+inline size_t first_of(const char* s, char ch, size_t limit = SIZE_MAX) {
   constexpr uintptr_t kPage = 4096, kLast = kPage - 16;
   const __m128i want = _mm_set1_epi8(ch);
   size_t i = 0;
-  for (;;) {
+  while (i < limit) {
     if ((reinterpret_cast<uintptr_t>(s + i) & (kPage - 1)) <= kLast) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
       const auto stop = static_cast<unsigned>(_mm_movemask_epi8(
           _mm_or_si128(_mm_cmpeq_epi8(x, want), _mm_cmpeq_epi8(x, _mm_setzero_si128()))));
-      if (stop != 0) return i + static_cast<size_t>(__builtin_ctz(stop));
+      if (stop != 0) {
+        const size_t k = i + static_cast<size_t>(__builtin_ctz(stop));
+        return k < limit ? k : limit;
+      }
       i += 16;
     } else {
       if (s[i] == ch || s[i] == '\0') return i;
       ++i;
     }
   }
+  return limit;
 }
 
 // The index of the NUL of `s`, with the index of the last `ch` up to it (the NUL itself for

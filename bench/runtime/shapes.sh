@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Program shapes none of run.sh's workloads has (bench/runtime/shapes/*.{c,cpp}: over-aligned
 # blocks, thread churn, a pre-forking server, more threads than CPUs, millions of blocks live
-# at exit, a qsort of heap strings with strcmp, strchr/strrchr over heap lines), each
+# at exit, a qsort of heap strings with strcmp, strchr/strrchr over heap lines, strdup), each
 # compiled once with clang-22 or clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile
 # and linked with compiler-rt's runtime and with ours, beside the plain build, as run.sh
 # does. They are here because a runtime tuned on a few workloads can be slow on a shape it
