@@ -121,6 +121,23 @@ inline bool libc_resolved() {
 void* real_memcpy(void* d, const void* s, size_t n) {
   return libc_resolved() ? g_libc.memcpy(d, s, n) : unresolved_memcpy(d, s, n);
 }
+size_t real_strlen(const char* s) {
+  const LibcFunctions* f = libc();
+  if (f) return f->strlen(s);
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+size_t bounded_strlen(const char* s, size_t limit) {
+  const LibcFunctions* f = libc();
+  if (f) {
+    const void* z = f->memchr(s, 0, limit);
+    return z ? static_cast<size_t>(static_cast<const char*>(z) - s) : limit;
+  }
+  size_t n = 0;
+  while (n < limit && s[n]) ++n;
+  return n;
+}
 void* real_memmove(void* d, const void* s, size_t n) {
   return libc_resolved() ? g_libc.memmove(d, s, n) : unresolved_memmove(d, s, n);
 }
@@ -182,6 +199,11 @@ PROFKIT_RT_NOINLINE void* count_and_set(void* dst, int c, size_t n) {
   } while (0)
 
 }  // namespace
+
+size_t libc_strlen(const char* s) { return real_strlen(s); }
+size_t libc_strnlen(const char* s, size_t limit) { return bounded_strlen(s, limit); }
+void* libc_memcpy(void* d, const void* s, size_t n) { return real_memcpy(d, s, n); }
+
 }  // namespace profkit::rt
 
 using namespace profkit::rt;
@@ -244,23 +266,6 @@ PROFKIT_RT_NOINLINE int unresolved_memcmp(const void* a, const void* b, size_t n
 }
 int real_memcmp(const void* a, const void* b, size_t n) {
   return libc_resolved() ? g_libc.memcmp(a, b, n) : unresolved_memcmp(a, b, n);
-}
-size_t real_strlen(const char* s) {
-  const LibcFunctions* f = libc();
-  if (f) return f->strlen(s);
-  size_t n = 0;
-  while (s[n]) ++n;
-  return n;
-}
-size_t bounded_strlen(const char* s, size_t limit) {
-  const LibcFunctions* f = libc();
-  if (f) {
-    const void* z = f->memchr(s, 0, limit);
-    return z ? static_cast<size_t>(static_cast<const char*>(z) - s) : limit;
-  }
-  size_t n = 0;
-  while (n < limit && s[n]) ++n;
-  return n;
 }
 
 // Accesses made by libc for the program are counted only in instrumented programs, after

@@ -9,22 +9,30 @@
 
 namespace profkit::rt {
 
+// The replacements' scans (strcmp, strncmp, strchr, strrchr find where to stop themselves,
+// since that is what they count): 16 bytes at a time wherever the load stays in its page,
+// so it reads no page a byte loop would not have (a string that ends just before an
+// unmapped page is readable only up to the end of its own), else a byte. The byte loops
+// they replace were 60% of a qsort of heap paths with strcmp and made strchr 2.9x
+// compiler-rt's overhead (docs/runtime.md).
+inline bool load16_in_page(const char* p) {
+  constexpr uintptr_t kPage = 4096;
+  return (reinterpret_cast<uintptr_t>(p) & (kPage - 1)) <= kPage - 16;
+}
+inline __m128i load16(const char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+// Bit i set where byte i of `x` and `y` are equal.
+inline unsigned equal_bytes(__m128i x, __m128i y) {
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+}
+
 // The index of the first byte where `a` and `b` differ or `a` ends (its NUL), or `limit`
-// if that comes first: what strcmp and strncmp read up to, so what they count. 16 bytes at
-// a time wherever neither load reaches into the next page (a string that ends just before
-// an unmapped page is readable only up to the end of its own), else a byte. The byte loop
-// it replaces was 60% of a qsort of heap paths with strcmp (23-byte common prefixes).
+// if that comes first: what strcmp and strncmp read up to.
 inline size_t first_difference(const char* a, const char* b, size_t limit) {
-  constexpr uintptr_t kPage = 4096, kLast = kPage - 16;
   size_t i = 0;
   while (i < limit) {
-    const auto pa = reinterpret_cast<uintptr_t>(a + i), pb = reinterpret_cast<uintptr_t>(b + i);
-    if ((pa & (kPage - 1)) <= kLast && (pb & (kPage - 1)) <= kLast) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
-      const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-      const auto same = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
-      const auto nul = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())));
-      const unsigned stop = (~same & 0xffffu) | nul;
+    if (load16_in_page(a + i) && load16_in_page(b + i)) {
+      const __m128i x = load16(a + i);
+      const unsigned stop = (~equal_bytes(x, load16(b + i)) & 0xffffu) | equal_bytes(x, _mm_setzero_si128());
       if (stop != 0) {
         const size_t k = i + static_cast<size_t>(__builtin_ctz(stop));
         return k < limit ? k : limit;
@@ -38,42 +46,33 @@ inline size_t first_difference(const char* a, const char* b, size_t limit) {
   return limit;
 }
 
-// The index of the first byte of `s` that is `ch` or its NUL, or `limit` if that comes
-// first: what strchr reads up to (and with ch 0, strlen and strnlen). As first_difference:
-// 16 bytes at a time where the load stays in its page.
-inline size_t first_of(const char* s, char ch, size_t limit = SIZE_MAX) {
-  constexpr uintptr_t kPage = 4096, kLast = kPage - 16;
+// The index of the first byte of `s` that is `ch` or its NUL: what strchr reads up to.
+inline size_t first_of(const char* s, char ch) {
   const __m128i want = _mm_set1_epi8(ch);
   size_t i = 0;
-  while (i < limit) {
-    if ((reinterpret_cast<uintptr_t>(s + i) & (kPage - 1)) <= kLast) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-      const auto stop = static_cast<unsigned>(_mm_movemask_epi8(
-          _mm_or_si128(_mm_cmpeq_epi8(x, want), _mm_cmpeq_epi8(x, _mm_setzero_si128()))));
-      if (stop != 0) {
-        const size_t k = i + static_cast<size_t>(__builtin_ctz(stop));
-        return k < limit ? k : limit;
-      }
+  for (;;) {
+    if (load16_in_page(s + i)) {
+      const __m128i x = load16(s + i);
+      const unsigned stop = equal_bytes(x, want) | equal_bytes(x, _mm_setzero_si128());
+      if (stop != 0) return i + static_cast<size_t>(__builtin_ctz(stop));
       i += 16;
     } else {
       if (s[i] == ch || s[i] == '\0') return i;
       ++i;
     }
   }
-  return limit;
 }
 
 // The index of the NUL of `s`, with the index of the last `ch` up to it (the NUL itself for
-// ch 0; SIZE_MAX if there is none) in *last: what strrchr reads and returns. As first_of.
+// ch 0; SIZE_MAX if there is none) in *last: what strrchr reads and returns.
 inline size_t last_of(const char* s, char ch, size_t* last) {
-  constexpr uintptr_t kPage = 4096, kLast = kPage - 16;
   const __m128i want = _mm_set1_epi8(ch);
   size_t found = SIZE_MAX, i = 0;
   for (;;) {
-    if ((reinterpret_cast<uintptr_t>(s + i) & (kPage - 1)) <= kLast) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-      auto match = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, want)));
-      const auto nul = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())));
+    if (load16_in_page(s + i)) {
+      const __m128i x = load16(s + i);
+      unsigned match = equal_bytes(x, want);
+      const unsigned nul = equal_bytes(x, _mm_setzero_si128());
       if (nul != 0) match &= ((nul & -nul) << 1) - 1;  // up to the first NUL, included
       if (match != 0) found = i + 31 - static_cast<size_t>(__builtin_clz(match));
       if (nul != 0) {
@@ -91,6 +90,12 @@ inline size_t last_of(const char* s, char ch, size_t* last) {
     }
   }
 }
+
+// libc's own functions, resolved on first use (byte loops until then), never counting:
+// for the runtime's own copies and lengths (strdup's).
+size_t libc_strlen(const char* s);
+size_t libc_strnlen(const char* s, size_t limit);
+void* libc_memcpy(void* d, const void* s, size_t n);
 
 // At start-up, after g.count_libc_accesses is decided: when it is false, the replacements
 // go straight to libc's functions from now on.

@@ -25,10 +25,11 @@ inline constexpr uint64_t kHeapMaxStride = 32768;
 // an array at the start of its span. Detached spans are kDetachedSpan bytes, aligned to
 // that, in a region of their own, so a user pointer finds its header by its address alone
 // (header_of).
-// The last two (strides 2048 and 4096) hold only blocks of that alignment
-// (heap_aligned_class).
+// The last two (strides 2048 and 4096, from kHeapAlignedOnlyClasses on) hold only blocks
+// of that alignment (heap_aligned_class).
 inline constexpr uint32_t kHeapDetachedClasses = 18;
 inline constexpr uint32_t kHeapAllClasses = kHeapClasses + kHeapDetachedClasses;
+inline constexpr uint32_t kHeapAlignedOnlyClasses = kHeapClasses + 16;
 inline constexpr uint64_t kDetachedSpan = 64 << 10;
 inline constexpr uint64_t kGeometricStrideFrom = 1024;  // strides above: four per doubling
 inline constexpr uint32_t kDenseSmallClasses = 30;
@@ -66,10 +67,10 @@ constexpr HeapLayout make_heap_layout(bool dense) {
     l.stride[cls] = static_cast<uint32_t>(heap_geometric_stride(cls)) + (dense ? 16 : 0);
   if (!dense) {
     for (uint32_t cls = 0; cls < 16; ++cls) l.stride[cls] = 64 * (cls + 1);
-    for (uint32_t cls = kHeapClasses; cls < kHeapClasses + 16; ++cls)
+    for (uint32_t cls = kHeapClasses; cls < kHeapAlignedOnlyClasses; ++cls)
       l.stride[cls] = 64 * (cls - kHeapClasses + 1);
-    l.stride[kHeapClasses + 16] = 2048;
-    l.stride[kHeapClasses + 17] = 4096;
+    l.stride[kHeapAlignedOnlyClasses] = 2048;
+    l.stride[kHeapAlignedOnlyClasses + 1] = 4096;
     l.first_detached = kHeapClasses;
     l.first_header = 64 - 32;  // the user pointer at 64 (32 = sizeof(ChunkHeader))
     l.min_alignment = 64;
@@ -275,7 +276,7 @@ inline uint32_t heap_aligned_class(const HeapLayout& l, uint64_t size, uintptr_t
   if (l.first_detached == kHeapAllClasses || alignment > 4096 || size > 4096) return kHeapAllClasses;
   const uint64_t stride = (size + alignment - 1) & ~uint64_t{alignment - 1};
   if (stride <= 1024) return kHeapClasses + static_cast<uint32_t>(stride / 64) - 1;
-  if (stride == alignment) return kHeapClasses + (alignment == 2048 ? 16 : 17);
+  if (stride == alignment) return kHeapAlignedOnlyClasses + (alignment == 4096 ? 1 : 0);
   return kHeapAllClasses;
 }
 inline uint32_t heap_aligned_class(uint64_t size, uintptr_t alignment) {
