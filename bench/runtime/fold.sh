@@ -43,9 +43,7 @@ for i in "${!variants[@]}"; do
 done
 hyperfine -N -r "$RUNS" --export-json times.json "${args[@]}" >/dev/null 2>&1
 
-rss() {  # peak RSS in MiB of one run of "$@"
-  /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {printf "%.0f", $6 / 1024}'
-}
+. "$here/common.sh"  # rss
 median() { python3 -c "import json; print(json.load(open('$1'))['results'][$2]['median'])"; }
 cpu() { python3 -c "import json; r = json.load(open('times.json'))['results'][$1]; print(r['user'] + r['system'])"; }
 

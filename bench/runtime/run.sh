@@ -52,9 +52,7 @@ for w in $all_workloads pairs alloc_bench; do
   fi
 done
 
-rss() {  # peak RSS in MiB of one run of "$@"
-  /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {printf "%.0f", $6 / 1024}'
-}
+. "$here/common.sh"  # rss
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 echo
