@@ -402,6 +402,24 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
   const uint64_t extra = sizeof(ChunkHeader) + alignment - 16;
   if (PROFKIT_RT_UNLIKELY(size > g.max_size || alignment > (uint64_t{1} << 34)))
     return allocation_failed();
+  const bool tracked = PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0;
+  // A tracked large or over-aligned block: from the page classes (sample.cc), whose freed
+  // blocks keep their pages for the next of their class. From glibc with a header, a
+  // program whose small blocks the runtime keeps left glibc's heap with large blocks only,
+  // which coalesced into its top chunk at each round of frees, were trimmed and faulted
+  // back: 58 000 page faults against plain's 7 000 (bench/runtime/shapes/usable.c).
+  // Not below a page: an over-aligned small block (the dense layout has no aligned classes)
+  // would take a page or two where glibc pads it by its alignment.
+  if (tracked && size >= 4096 && !small_block_fits(size, alignment)) {
+    const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment, zero);
+    if (user != 0) {
+      ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
+      header->size = size;
+      header->context_id = 0;
+      track(header, user, caller_return, caller_frame);
+      return reinterpret_cast<void*>(user);
+    }
+  }
   void* raw = zero ? __libc_calloc(1, size + extra) : __libc_malloc(size + extra);
   if (PROFKIT_RT_UNLIKELY(raw == nullptr)) return allocation_failed();
   const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
@@ -410,8 +428,7 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
   header->size = size;
   header->context_id = 0;
   header->origin = static_cast<uint32_t>((user - base) >> 4);
-  if (PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0)
-    track(header, user, caller_return, caller_frame);
+  if (tracked) track(header, user, caller_return, caller_frame);
   return reinterpret_cast<void*>(user);
 }
 
@@ -511,7 +528,7 @@ PROFKIT_RT_NOINLINE void deallocate_headed(void* p) {
   }
   if (header->context_id != 0) release(header, user);
   const uintptr_t base = user - (uintptr_t{origin} << 4);
-  if (g_sampling)
+  if (g_sampling || in_big_range(base))
     sample_big_free(base);
   else
     __libc_free(reinterpret_cast<void*>(base));
@@ -610,8 +627,9 @@ namespace {
 // - Full profile: glibc's realloc of the whole block, header included (in place, or its
 //   pages moved by mremap); only the data moves if the user pointer would lose its alignment
 //   (g_heap_layout.min_alignment).
-// - Sampling: the block stays in the sample range, resized in place or its pages moved
-//   (sample_big_resize), and is tracked if the sampler takes its new size. Copying there
+// - Sampling, and full-profile blocks of the page classes (allocate_slow): the block stays
+//   in its range, resized in place or its pages moved (sample_big_resize), and is tracked
+//   (while sampling: if the sampler takes its new size). Copying there
 //   made every step a copy, since a big block is nearly always sampled (a buffer grown to
 //   16 MiB 200 times: 38 s, against none).
 void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret, uintptr_t frame) {
@@ -624,8 +642,21 @@ void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
   if (g_sampling) tracked = tracked && !take_unsampled(size, &n) && sample_take(size);
   if (header->context_id != 0) release(header, user);
   uintptr_t moved;
-  if (g_sampling) {
+  if (g_sampling || in_big_range(user - offset)) {
     moved = sample_big_resize(user - offset, offset, size);
+    if (moved == 0 && !g_sampling) {  // copied to a block as a new allocation makes it
+      void* q = allocate_slow(size, 0, false, ret, frame);
+      if (q == nullptr) {
+        header->context_id = 0;
+        return nullptr;  // allocation_failed has spoken
+      }
+      {
+        RuntimeScope scope;
+        __builtin_memcpy(q, p, kept);
+      }
+      sample_big_free(user - offset);
+      return q;
+    }
     if (moved == 0) {  // the range is used up, or the kernel cannot move pages: copy
       moved = sample_big_alloc(size, kChunkAlignment, false);
       void* q = moved != 0 ? reinterpret_cast<void*>(moved) : __libc_malloc(size);

@@ -166,6 +166,7 @@ void do_init() {
   g.histogram = *launder_weak(&__memprof_histogram) || g.options.histogram.value;
   g.instrumented = launder_weak(__memprof_profile_filename)[0] != '\0';
   g.compat = g.options.llvm_compat.value;
+  if (!g.compat) big_pages_init();
   g.count_libc_accesses = g.instrumented;
   g.stack_depth = static_cast<uint32_t>(g.options.malloc_context_size.value);
   // compiler-rt's depth includes frame 0, a PC inside its interceptor that symbolization

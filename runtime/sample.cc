@@ -18,10 +18,12 @@
 #include "runtime/heap.h"
 #include "runtime/line_writer.h"
 #include "runtime/spin_lock.h"
+#include "runtime/thread_state.h"
 
 namespace profkit::rt {
 
 bool g_sampling = false;
+uintptr_t g_big_begin = 0, g_big_end = 0;
 uintptr_t g_sample_begin = 0;
 uintptr_t g_sample_size = ~uintptr_t{0};
 __thread uint64_t tls_sample_left PROFKIT_RT_TLS = 0;
@@ -55,16 +57,21 @@ uintptr_t g_big_cursor = 0;
 // has nearly every one sampled at the default interval; giving every freed block's pages
 // back made each next block fault them in again (600 000 page faults against plain's
 // 130 000, twice plain's time), where glibc reuses its freed memory as it is. Dirty blocks
-// are kept while they add up to no more than the bytes of the live blocks here, within
-// [kDirtyFloor, kDirtyCap], so that what the range holds beyond its live blocks is bounded,
-// as glibc keeps freed memory up to its trim threshold (at most 64 MiB). A floor of 4 MiB
-// left that vector program with 220 000 faults, 8 MiB with 97 000 (16 MiB: 72 000).
+// are kept while they add up to no more than the most bytes live blocks here ever held,
+// within [kDirtyFloor, kDirtyCap]: what the range holds beyond its live blocks is bounded
+// by the program's own peak, and by 64 MiB (glibc's largest trim threshold). A floor of 4
+// MiB left that vector program with 220 000 faults, 8 MiB with 97 000 (16 MiB: 72 000); a
+// bound of the bytes live at the time (instead of the peak) gave back half of 400 buffers
+// freed at the end of each round of bench/runtime/shapes/usable.c, which the next round
+// faulted in again (46 000 faults against plain's 7 000).
 constexpr uint32_t kBigClasses = 4 + 4 * 40;
 constexpr uint64_t kDirtyFloor = uint64_t{8} << 20, kDirtyCap = uint64_t{64} << 20;
+constexpr uint64_t kMoveFrom = uint64_t{256} << 10;  // sample_big_resize
 uintptr_t g_big_clean[kBigClasses];
 uintptr_t g_big_dirty[kBigClasses];
 uint64_t g_big_dirty_bytes = 0;  // on the dirty lists
 uint64_t g_big_live_bytes = 0;   // taken and not given back
+uint64_t g_big_peak_bytes = 0;   // the most g_big_live_bytes has been
 struct BigBlock {
   uintptr_t next;
   uint64_t bytes;
@@ -156,7 +163,8 @@ void sample_init() {
   g_sample_begin = reinterpret_cast<uintptr_t>(range);
   g_sample_size = bytes;
   g_span_cursor = g_sample_begin;
-  g_big_cursor = g_sample_begin + bytes / 2;
+  g_big_begin = g_big_cursor = g_sample_begin + bytes / 2;
+  g_big_end = g_sample_begin + bytes;
   g_interval = static_cast<double>(interval);
   if (g.options.sample_seed.value != 0) {
     g_seed = static_cast<uint64_t>(g.options.sample_seed.value);
@@ -171,6 +179,15 @@ void sample_init() {
   // The definitions after the runtime's own: libc's (the runtime comes first in lookups).
   g_libc_usable = reinterpret_cast<UsableSize>(dlsym(RTLD_NEXT, "malloc_usable_size"));
   g_libc_memalign = reinterpret_cast<Memalign>(dlsym(RTLD_NEXT, "memalign"));
+}
+
+void big_pages_init() {
+  if (g_sampling || g_big_end != 0) return;
+  size_t bytes = kRangeBytes;
+  void* range = os_map_largest(&bytes, kMinRangeBytes, false);
+  if (range == nullptr) return;  // large blocks stay glibc's, with a header
+  g_big_begin = g_big_cursor = reinterpret_cast<uintptr_t>(range);
+  g_big_end = g_big_begin + bytes;
 }
 
 bool sample_take(uint64_t size) {
@@ -239,12 +256,15 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
     if (*dirty) g_big_dirty_bytes -= bytes;
     break;
   }
-  if (base == 0 && g_big_cursor + bytes <= g_sample_begin + g_sample_size &&
+  if (base == 0 && g_big_cursor + bytes <= g_big_end &&
       mprotect(reinterpret_cast<void*>(g_big_cursor), bytes, PROT_READ | PROT_WRITE) == 0) {
     base = g_big_cursor;
     g_big_cursor += bytes;
   }
-  if (base != 0) g_big_live_bytes += bytes;
+  if (base != 0) {
+    g_big_live_bytes += bytes;
+    if (g_big_live_bytes > g_big_peak_bytes) g_big_peak_bytes = g_big_live_bytes;
+  }
   g_big_lock.unlock();
   if (base != 0) reinterpret_cast<BigBlock*>(base)->bytes = bytes;
   return base;
@@ -259,8 +279,8 @@ bool give_big(uintptr_t base, uint64_t bytes, bool may_keep) {
   const uint32_t cls = big_class(bytes / kPage, &rounded);
   auto* block = reinterpret_cast<BigBlock*>(base);
   g_big_lock.lock();
-  const uint64_t live = g_big_live_bytes - bytes;
-  const uint64_t room = live < kDirtyFloor ? kDirtyFloor : live > kDirtyCap ? kDirtyCap : live;
+  const uint64_t peak = g_big_peak_bytes;
+  const uint64_t room = peak < kDirtyFloor ? kDirtyFloor : peak > kDirtyCap ? kDirtyCap : peak;
   const bool keep = may_keep && g_big_dirty_bytes + bytes <= room;
   if (keep || !may_keep) {
     g_big_live_bytes -= bytes;
@@ -294,7 +314,10 @@ uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment, bool zero) {
   // the kernel (sample_big_free, or mremap's emptied source), which fills them with zeros,
   // and fresh pages were never written. Zeroing the whole block made a sampled 1 GiB
   // calloc write 1 GiB (0.3 s and 1 GiB resident, where glibc's calloc touches nothing).
-  // A dirty block is zeroed whole, as glibc zeroes memory it reuses.
+  // A dirty block is zeroed whole, as glibc zeroes memory it reuses. Not the program's
+  // access: the runtime's memset would count every byte of it (37% of a run of 512 KiB
+  // callocs), to have the counts cleared when the block is tracked.
+  RuntimeScope scope;
   if (zero && dirty) {
     __builtin_memset(reinterpret_cast<void*>(user), 0, size);
   } else if (zero && user < base + kPage) {
@@ -307,7 +330,10 @@ uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment, bool zero) {
 uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
   const uint64_t old_bytes = reinterpret_cast<BigBlock*>(base)->bytes;
   if (offset + size <= old_bytes) return base + offset;
-  if (g_no_page_moves.load(std::memory_order_relaxed)) return 0;
+  // Below kMoveFrom a copy into a kept block costs less than the move (a system call, a
+  // TLB flush, and old pages that come back empty: faults when they are used again): 400
+  // buffers grown by half at a time to 64 KiB made 3 000 moves a round.
+  if (old_bytes < kMoveFrom || g_no_page_moves.load(std::memory_order_relaxed)) return 0;
   // Twice the room needed: a buffer that keeps growing moves once per doubling, not at
   // every class (a move costs a TLB flush, 80 us here); pages never touched cost nothing.
   uint64_t rounded;

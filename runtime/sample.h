@@ -23,6 +23,12 @@ PROFKIT_RT_HIDDEN extern uintptr_t g_sample_size;
 // n < tls_sample_left (the one test on the fast paths).
 extern __thread uint64_t tls_sample_left PROFKIT_RT_TLS;
 
+// Where large blocks with a header live in their page classes (sample_big_alloc): the
+// second half of the range while sampling, else a reservation of their own (big_pages_init);
+// empty when neither could be reserved.
+PROFKIT_RT_HIDDEN extern uintptr_t g_big_begin, g_big_end;
+inline bool in_big_range(uintptr_t base) { return base - g_big_begin < g_big_end - g_big_begin; }
+
 inline bool in_sample_range(const void* p) {
   return reinterpret_cast<uintptr_t>(p) - g_sample_begin < g_sample_size;
 }
@@ -39,6 +45,9 @@ PROFKIT_RT_ALWAYS_INLINE inline bool take_unsampled(uint64_t size, uint64_t* n) 
 
 // Turns sampling on from the options (init.cc, right after they are read).
 void sample_init();
+// Without sampling (and without llvm_compat, which keeps compiler-rt's glibc blocks): the
+// reservation for tracked large blocks, before anything is tracked.
+void big_pages_init();
 // For an allocation of `size` bytes that reached the thread's sample point (or the thread's
 // first): true when the block is sampled, with the next countdown drawn.
 bool sample_take(uint64_t size);

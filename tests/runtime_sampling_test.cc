@@ -225,10 +225,10 @@ TEST(Sampling, ProfkitRunPassesTheIntervalThrough) {
   EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
 }
 
-// Large sampled blocks reused (tests/programs/runtime/big_reuse.c checks itself): zeros from
-// calloc on reused pages, a freed block's pages kept for the next block of its size, and a
-// bound on what is kept. Every large block is sampled at this interval, instrumented and
-// under `profkit run` (the dense layout).
+// Large blocks reused (tests/programs/runtime/big_reuse.c checks itself): zeros from calloc
+// on reused pages, a freed block's pages kept for the next block of its size, and a bound
+// on what is kept. Sampled (every large block is sampled at this interval) and full
+// profiles, instrumented and under `profkit run` (the dense layout).
 TEST(Sampling, FreedLargeBlocksKeepTheirPagesWithinABound) {
   const std::string dir = profkit::test::work_dir("sampling_big_reuse");
   const std::string src = profkit::test::source_path("tests/programs/runtime/big_reuse.c");
@@ -237,16 +237,18 @@ TEST(Sampling, FreedLargeBlocksKeepTheirPagesWithinABound) {
   run_ok("clang-22 " + dir + "/big_reuse.o -o " + dir + "/big_reuse.ours " + runtime_dir() +
          "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir());
   run_ok("clang-22 -g -O1 " + sh_quote(src) + " -o " + dir + "/big_reuse.plain");
-  const auto instrumented = run("MEMPROF_OPTIONS=" +
-                                sh_quote("log_path=" + dir + "/ours.raw:sample_interval=4096") +
-                                " " + dir + "/big_reuse.ours");
-  EXPECT_EQ(instrumented.status, 0) << instrumented.err;
-  EXPECT_NE(instrumented.out.find("faults "), std::string::npos) << instrumented.out;
-  const auto plain = run(sh_quote(profkit::test::profkit_bin()) +
-                         " run --sample-interval=4096 --output " + dir + "/run.raw -- " + dir +
-                         "/big_reuse.plain");
-  EXPECT_EQ(plain.status, 0) << plain.err;
-  EXPECT_NE(plain.out.find("faults "), std::string::npos) << plain.out;
+  for (const char* sampling : {":sample_interval=4096", ""}) {
+    const auto instrumented = run("MEMPROF_OPTIONS=" +
+                                  sh_quote("log_path=" + dir + "/ours.raw" + sampling) + " " +
+                                  dir + "/big_reuse.ours");
+    EXPECT_EQ(instrumented.status, 0) << sampling << " " << instrumented.err;
+    EXPECT_NE(instrumented.out.find("faults "), std::string::npos) << instrumented.out;
+    const auto plain = run(sh_quote(profkit::test::profkit_bin()) + " run " +
+                           (*sampling ? "--sample-interval=4096 " : "") + "--output " + dir +
+                           "/run.raw -- " + dir + "/big_reuse.plain");
+    EXPECT_EQ(plain.status, 0) << sampling << " " << plain.err;
+    EXPECT_NE(plain.out.find("faults "), std::string::npos) << plain.out;
+  }
 }
 
 }  // namespace
