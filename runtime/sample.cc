@@ -187,9 +187,12 @@ void sample_init() {
 
 void big_pages_init() {
   if (g_sampling || g_big_end != 0) return;
+  // All of it or nothing: under an address-space limit (`ulimit -v`) a smaller reservation
+  // would take from what the program itself can map, and the program must not fail an
+  // allocation it makes without the runtime. Large blocks then stay glibc's, with a header.
   size_t bytes = kRangeBytes;
-  void* range = os_map_largest(&bytes, kMinRangeBytes, false);
-  if (range == nullptr) return;  // large blocks stay glibc's, with a header
+  void* range = os_map_largest(&bytes, kRangeBytes, false);
+  if (range == nullptr) return;
   g_big_begin = g_big_cursor = reinterpret_cast<uintptr_t>(range);
   g_big_end = g_big_begin + bytes;
 }
