@@ -344,6 +344,20 @@ inline void* allocate_plain(uint64_t size, uintptr_t alignment, bool zero) {
   return p;
 }
 
+// A tracked block from the page classes (sample.cc): the header filled in and the block
+// tracked; nullptr when the range has no room. Always called in a test of its result, so
+// never as a tail call (the stack walk starts from the caller's frame).
+inline void* allocate_big(uint64_t size, uintptr_t alignment, bool zero, uintptr_t caller_return,
+                          uintptr_t caller_frame) {
+  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment, zero);
+  if (user == 0) return nullptr;
+  ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
+  header->size = size;
+  header->context_id = 0;
+  track(header, user, caller_return, caller_frame);
+  return reinterpret_cast<void*>(user);
+}
+
 // A block whose allocation reached the thread's sample point: recorded if sampled, from the
 // sample range (heap.cc's spans, or sample.cc's larger blocks); else a plain glibc block.
 PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, bool zero,
@@ -354,13 +368,8 @@ PROFKIT_RT_NOINLINE void* allocate_sampled(uint64_t size, uintptr_t alignment, b
     return allocation_failed();
   if (small_block_fits(size, alignment))
     if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
-  const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment, zero);
-  if (user == 0) return allocate_plain(size, alignment, zero);
-  ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
-  header->size = size;
-  header->context_id = 0;
-  track(header, user, caller_return, caller_frame);
-  return reinterpret_cast<void*>(user);
+  if (void* p = allocate_big(size, alignment, zero, caller_return, caller_frame)) return p;
+  return allocate_plain(size, alignment, zero);
 }
 
 // Keeps a call out of tail position: the caller's frame, whose address the stack walk
@@ -385,9 +394,11 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
     return no_tail_call(allocate_sampled(size, alignment, zero, caller_return, caller_frame));
   }
   // Small blocks come from heap.cc whenever they are tracked, over-aligned ones too where a
-  // detached class holds them aligned; the rest (large blocks, other over-aligned ones, and
-  // blocks made inside the runtime or before it started) from glibc.
-  if (PROFKIT_RT_LIKELY(tls_in_runtime == 0) && PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed))) {
+  // detached class holds them aligned; large tracked ones from the page classes (below);
+  // the rest (over-aligned ones below a page, and blocks made inside the runtime or before
+  // it started) from glibc.
+  const bool tracked = PROFKIT_RT_LIKELY(tls_in_runtime == 0) && PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed));
+  if (tracked) {
     if (PROFKIT_RT_LIKELY(small_block_fits(size, alignment))) {
       if (void* p = allocate_small(size, zero, caller_return, caller_frame)) return p;
     } else if (alignment > g_heap_layout.min_alignment) {
@@ -402,7 +413,6 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
   const uint64_t extra = sizeof(ChunkHeader) + alignment - 16;
   if (PROFKIT_RT_UNLIKELY(size > g.max_size || alignment > (uint64_t{1} << 34)))
     return allocation_failed();
-  const bool tracked = PROFKIT_RT_LIKELY(g.tracking.load(std::memory_order_relaxed)) && tls_in_runtime == 0;
   // A tracked large or over-aligned block: from the page classes (sample.cc), whose freed
   // blocks keep their pages for the next of their class. From glibc with a header, a
   // program whose small blocks the runtime keeps left glibc's heap with large blocks only,
@@ -410,16 +420,8 @@ PROFKIT_RT_NOINLINE void* allocate_slow(uint64_t size, uintptr_t alignment, bool
   // back: 58 000 page faults against plain's 7 000 (bench/runtime/shapes/usable.c).
   // Not below a page: an over-aligned small block (the dense layout has no aligned classes)
   // would take a page or two where glibc pads it by its alignment.
-  if (tracked && size >= 4096 && !small_block_fits(size, alignment)) {
-    const uintptr_t user = sample_big_alloc(size, alignment < kChunkAlignment ? kChunkAlignment : alignment, zero);
-    if (user != 0) {
-      ChunkHeader* header = header_of(reinterpret_cast<void*>(user));
-      header->size = size;
-      header->context_id = 0;
-      track(header, user, caller_return, caller_frame);
-      return reinterpret_cast<void*>(user);
-    }
-  }
+  if (tracked && size >= 4096 && !small_block_fits(size, alignment))
+    if (void* p = allocate_big(size, alignment, zero, caller_return, caller_frame)) return p;
   void* raw = zero ? __libc_calloc(1, size + extra) : __libc_malloc(size + extra);
   if (PROFKIT_RT_UNLIKELY(raw == nullptr)) return allocation_failed();
   const uintptr_t base = reinterpret_cast<uintptr_t>(raw);
@@ -528,7 +530,7 @@ PROFKIT_RT_NOINLINE void deallocate_headed(void* p) {
   }
   if (header->context_id != 0) release(header, user);
   const uintptr_t base = user - (uintptr_t{origin} << 4);
-  if (g_sampling || in_big_range(base))
+  if (in_big_range(base))  // every large block with a header while sampling
     sample_big_free(base);
   else
     __libc_free(reinterpret_cast<void*>(base));
@@ -642,34 +644,25 @@ void* reallocate_big(void* p, ChunkHeader* header, uint64_t size, uintptr_t ret,
   if (g_sampling) tracked = tracked && !take_unsampled(size, &n) && sample_take(size);
   if (header->context_id != 0) release(header, user);
   uintptr_t moved;
-  if (g_sampling || in_big_range(user - offset)) {
+  if (in_big_range(user - offset)) {
     moved = sample_big_resize(user - offset, offset, size);
-    if (moved == 0 && !g_sampling) {  // copied to a block as a new allocation makes it
-      void* q = allocate_slow(size, 0, false, ret, frame);
-      if (q == nullptr) {
-        header->context_id = 0;
-        return nullptr;  // allocation_failed has spoken
-      }
-      {
-        RuntimeScope scope;
-        __builtin_memcpy(q, p, kept);
-      }
-      sample_big_free(user - offset);
-      return q;
-    }
-    if (moved == 0) {  // the range is used up, or the kernel cannot move pages: copy
+    if (moved == 0) {  // below the size pages move from, the range used up, or no moves: copy
       moved = sample_big_alloc(size, kChunkAlignment, false);
-      void* q = moved != 0 ? reinterpret_cast<void*>(moved) : __libc_malloc(size);
+      // Else while sampling an unsampled glibc block; in a full profile glibc's, with a
+      // header and tracked (allocate_slow, which fails the allocation itself).
+      void* q = moved != 0  ? reinterpret_cast<void*>(moved)
+                : g_sampling ? __libc_malloc(size)
+                             : allocate_slow(size, 0, false, ret, frame);
       if (q == nullptr) {
         header->context_id = 0;  // the old block lives on, untracked
-        return allocation_failed();
+        return g_sampling ? allocation_failed() : nullptr;
       }
       {
         RuntimeScope scope;  // not the program's access
         __builtin_memcpy(q, p, kept);
       }
       sample_big_free(user - offset);
-      if (moved == 0) return q;  // an unsampled glibc block
+      if (moved == 0) return q;
     }
   } else {
     // Room for the data at its old offset, and for the header and an aligned user pointer

@@ -186,7 +186,7 @@ void sample_init() {
 }
 
 void big_pages_init() {
-  if (g_sampling || g_big_end != 0) return;
+  if (g_big_end != 0) return;  // sampling has its range
   // All of it or nothing: under an address-space limit (`ulimit -v`) a smaller reservation
   // would take from what the program itself can map, and the program must not fail an
   // allocation it makes without the runtime. Large blocks then stay glibc's, with a header.
@@ -277,28 +277,39 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
   return base;
 }
 
-// A block no longer live (its class from its size) onto a list: the dirty one when
-// `may_keep` and the dirty lists have room for it (true returned), else the clean one,
-// which needs its pages past the first empty (false returned: the caller empties them
-// first, then calls again with `may_keep` false).
-bool give_big(uintptr_t base, uint64_t bytes, bool may_keep) {
+// A block no longer live onto its class's list (`list`: g_big_dirty or g_big_clean).
+// Under g_big_lock.
+void push_big(uintptr_t* list, uintptr_t base, uint64_t bytes) {
   uint64_t rounded;
   const uint32_t cls = big_class(bytes / kPage, &rounded);
   auto* block = reinterpret_cast<BigBlock*>(base);
+  block->bytes = bytes;
+  block->next = list[cls];
+  list[cls] = base;
+  g_big_live_bytes -= bytes;
+}
+
+// A freed block kept as it is, on its class's dirty list, when it is small enough and the
+// dirty lists have room for it; false (nothing done) if not.
+bool keep_big(uintptr_t base, uint64_t bytes) {
+  if (bytes > kKeepAtMost) return false;
   g_big_lock.lock();
   const uint64_t peak = g_big_peak_bytes;
   const uint64_t room = peak < kDirtyFloor ? kDirtyFloor : peak > kDirtyCap ? kDirtyCap : peak;
-  const bool keep = may_keep && bytes <= kKeepAtMost && g_big_dirty_bytes + bytes <= room;
-  if (keep || !may_keep) {
-    g_big_live_bytes -= bytes;
-    block->bytes = bytes;
-    uintptr_t* list = keep ? g_big_dirty : g_big_clean;
-    block->next = list[cls];
-    list[cls] = base;
-    if (keep) g_big_dirty_bytes += bytes;
+  const bool keep = g_big_dirty_bytes + bytes <= room;
+  if (keep) {
+    push_big(g_big_dirty, base, bytes);
+    g_big_dirty_bytes += bytes;
   }
   g_big_lock.unlock();
   return keep;
+}
+
+// A freed block whose pages past the first are empty, on its class's clean list.
+void give_big(uintptr_t base, uint64_t bytes) {
+  g_big_lock.lock();
+  push_big(g_big_clean, base, bytes);
+  g_big_lock.unlock();
 }
 
 std::atomic<bool> g_no_page_moves{false};  // the kernel refused MREMAP_DONTUNMAP once
@@ -324,11 +335,9 @@ uintptr_t sample_big_alloc(uint64_t size, uintptr_t alignment, bool zero) {
   // A dirty block is zeroed whole, as glibc zeroes memory it reuses. Not the program's
   // access: the runtime's memset would count every byte of it (37% of a run of 512 KiB
   // callocs), to have the counts cleared when the block is tracked.
-  RuntimeScope scope;
-  if (zero && dirty) {
-    __builtin_memset(reinterpret_cast<void*>(user), 0, size);
-  } else if (zero && user < base + kPage) {
-    const uint64_t stale = base + kPage - user;
+  if (zero) {
+    RuntimeScope scope;
+    const uint64_t stale = dirty ? size : user < base + kPage ? base + kPage - user : 0;
     __builtin_memset(reinterpret_cast<void*>(user), 0, size < stale ? size : stale);
   }
   return user;
@@ -360,16 +369,16 @@ uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
     return 0;
   }
   reinterpret_cast<BigBlock*>(moved)->bytes = rounded * kPage;
-  give_big(base, old_bytes, false);  // emptied by the move
+  give_big(base, old_bytes);  // emptied by the move
   return moved + offset;
 }
 
 void sample_big_free(uintptr_t base) {
   const uint64_t bytes = reinterpret_cast<BigBlock*>(base)->bytes;
-  if (give_big(base, bytes, true)) return;
-  // No room to keep it as it is: pages past the first go back to the kernel.
+  if (keep_big(base, bytes)) return;
+  // Not kept as it is: pages past the first go back to the kernel.
   if (bytes > kPage) madvise(reinterpret_cast<void*>(base + kPage), bytes - kPage, MADV_DONTNEED);
-  give_big(base, bytes, false);
+  give_big(base, bytes);
 }
 
 void sample_lock_for_fork() { g_big_lock.lock(); }
