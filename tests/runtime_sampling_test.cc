@@ -30,22 +30,23 @@ constexpr double kInterval = 4096;
 using profkit::test::runtime_dir;
 std::string source() { return profkit::test::source_path("tests/programs/runtime/sampled.c"); }
 
-// The program linked with the runtime, instrumented (access counts) and plain (for
-// `profkit run`); built once.
+// A test program linked with the runtime, instrumented (access counts) and plain (for
+// `profkit run`), in work directory `dir`.
 struct Binaries {
   std::string instrumented, plain;
 };
+Binaries build(const std::string& dir, const std::string& name, const std::string& src) {
+  Binaries r{dir + "/" + name + ".ours", dir + "/" + name + ".plain"};
+  run_ok("clang-22 -g -O1 -fmemory-profile -fno-omit-frame-pointer -c " + sh_quote(src) + " -o " +
+         dir + "/" + name + ".o");
+  run_ok("clang-22 " + dir + "/" + name + ".o -o " + r.instrumented + " " + runtime_dir() +
+         "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir());
+  run_ok("clang-22 -g -O1 -fno-omit-frame-pointer " + sh_quote(src) + " -o " + r.plain);
+  return r;
+}
+// sampled.c, built once.
 const Binaries& binaries() {
-  static const Binaries b = [] {
-    const std::string dir = profkit::test::work_dir("sampling");
-    Binaries r{dir + "/sampled.ours", dir + "/sampled.plain"};
-    run_ok("clang-22 -g -O1 -fmemory-profile -fno-omit-frame-pointer -c " + sh_quote(source()) +
-           " -o " + dir + "/sampled.o");
-    run_ok("clang-22 " + dir + "/sampled.o -o " + r.instrumented + " " + runtime_dir() +
-           "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir());
-    run_ok("clang-22 -g -O1 -fno-omit-frame-pointer " + sh_quote(source()) + " -o " + r.plain);
-    return r;
-  }();
+  static const Binaries b = build(profkit::test::work_dir("sampling"), "sampled", source());
   return b;
 }
 
@@ -231,21 +232,17 @@ TEST(Sampling, ProfkitRunPassesTheIntervalThrough) {
 // profiles, instrumented and under `profkit run` (the dense layout).
 TEST(Sampling, FreedLargeBlocksKeepTheirPagesWithinABound) {
   const std::string dir = profkit::test::work_dir("sampling_big_reuse");
-  const std::string src = profkit::test::source_path("tests/programs/runtime/big_reuse.c");
-  run_ok("clang-22 -g -O1 -fmemory-profile -fno-omit-frame-pointer -c " + sh_quote(src) + " -o " +
-         dir + "/big_reuse.o");
-  run_ok("clang-22 " + dir + "/big_reuse.o -o " + dir + "/big_reuse.ours " + runtime_dir() +
-         "/libprofkit_memprof.so -Wl,-rpath," + runtime_dir());
-  run_ok("clang-22 -g -O1 " + sh_quote(src) + " -o " + dir + "/big_reuse.plain");
+  const Binaries b = build(dir, "big_reuse",
+                           profkit::test::source_path("tests/programs/runtime/big_reuse.c"));
   for (const char* sampling : {":sample_interval=4096", ""}) {
     const auto instrumented = run("MEMPROF_OPTIONS=" +
                                   sh_quote("log_path=" + dir + "/ours.raw" + sampling) + " " +
-                                  dir + "/big_reuse.ours");
+                                  sh_quote(b.instrumented));
     EXPECT_EQ(instrumented.status, 0) << sampling << " " << instrumented.err;
     EXPECT_NE(instrumented.out.find("faults "), std::string::npos) << instrumented.out;
     const auto plain = run(sh_quote(profkit::test::profkit_bin()) + " run " +
                            (*sampling ? "--sample-interval=4096 " : "") + "--output " + dir +
-                           "/run.raw -- " + dir + "/big_reuse.plain");
+                           "/run.raw -- " + sh_quote(b.plain));
     EXPECT_EQ(plain.status, 0) << sampling << " " << plain.err;
     EXPECT_NE(plain.out.find("faults "), std::string::npos) << plain.out;
   }
