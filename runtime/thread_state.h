@@ -43,21 +43,26 @@ struct ThreadState {
   HeapClass heap[kHeapAllClasses];  // small blocks owned by this state (under `lock`)
   HeapRemote heap_remote[kHeapAllClasses];  // small blocks freed by other threads (lock-free)
   RemoteBatch remote_out[kHeapAllClasses];  // blocks this thread freed for others (under `lock`)
-  FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
-  uint32_t code_generation = 0;                // g_code_generation when they were last valid
-  WalkMemo walk_memo[kWalkMemos];              // unwind.cc's last walks (only on this stack)
-  uint32_t walk_spare = 0;                     // the buffer no memo holds: a new walk's steps
-  WalkBuf walk_buf[kWalkMemos + 1];
-  ExactSet exact[kExactSets];                  // unwind.cc's whole short walks
-  uint32_t exact_clock = 0;                    // ticks at every answer and write of those
-  WalkStats walk_stats;                        // how stacks were captured (atexit=1)
+  // What every thread writes on its first captures, together on the state's second page:
+  // a new state costs the pages it touches (1 000 threads alive at once), and these words
+  // after the 680 KiB of walk buffers and exact sets made two more pages per thread.
+  uint32_t code_generation = 0;  // g_code_generation when the walker caches were last valid
+  uint32_t walk_spare = 0;       // the walk buffer no memo holds: a new walk's steps
+  uint32_t exact_clock = 0;      // ticks at every answer and write of the exact-stack cache
+  WalkStats walk_stats;          // how stacks were captured (atexit=1)
   FoldCacheEntry* fold_cache = nullptr;  // stack.cc: folded ids of unfolded walks (mapped on first use)
   void* depot_guess = nullptr;  // stack.cc: the depot node this thread probably needs next
   void* depot_last = nullptr;   // stack.cc: the last depot node this thread inserted
+  int64_t live_unpublished = 0;  // live.cc: change of live bytes not yet in g_peak_watch.total
+  WalkMemo walk_memo[kWalkMemos];  // unwind.cc's last walks (only on this stack)
   // live.cc: this state's live blocks and bytes per context (chunks of kLiveChunkBits ids,
-  // mapped on first use) and its change of live bytes not yet added to g_peak_watch.total.
+  // mapped on first use); the first chunks' pointers share the page above.
   LiveCell* live[kLiveChunks] = {};
-  int64_t live_unpublished = 0;
+  FrameCacheSet frame_cache[kFrameCacheSets];  // unwind.cc's rules, by return address
+  // Page aligned: a short walk's steps then fill one page of checks and one of steps (at an
+  // arbitrary offset its 5 steps straddled two pages).
+  alignas(4096) WalkBuf walk_buf[kWalkMemos + 1];
+  ExactSet exact[kExactSets];  // unwind.cc's whole short walks
 };
 
 // Thread states: one per thread alive at once (a state whose thread ended is adopted by the
