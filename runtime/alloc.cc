@@ -70,6 +70,10 @@ void thread_exit(void* arg) {
   g_ended_epoch.fetch_add(1, std::memory_order_release);
 }
 
+// Its walk buffers are page aligned (thread_state.h): the arena gives that to a block of
+// its own mapping only.
+static_assert(sizeof(ThreadState) > kArenaOwnMappingAbove && alignof(ThreadState) <= 4096,
+              "a thread state must be an arena block of its own mapping");
 ThreadState* new_thread_state() {
   auto* state = static_cast<ThreadState*>(arena_alloc(sizeof(ThreadState)));
   if (state == nullptr) return nullptr;

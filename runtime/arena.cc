@@ -15,7 +15,6 @@ SpinLock g_arena_lock;  // taken on slow paths only: new chunks, large blocks, f
 }  // namespace
 
 namespace {
-constexpr size_t kArenaChunk = size_t{1} << 20;
 constexpr int kArenaClasses = 21;  // 64 B .. 64 MiB; larger goes straight to mmap
 void* g_free_lists[kArenaClasses];
 char* g_bump = nullptr;
@@ -32,6 +31,8 @@ int size_class(size_t size) {
   }
   return c;
 }
+// Class c's blocks are mappings of their own: more than kArenaOwnMappingAbove bytes.
+bool own_mapping(int c) { return c >= kArenaClasses || (size_t{64} << c) >= kArenaChunk; }
 }  // namespace
 
 void* os_map(size_t size) {
@@ -55,7 +56,7 @@ void os_unmap(void* p, size_t size) { munmap(p, size); }
 
 void* arena_alloc(size_t size) {
   const int c = size_class(size);
-  if (c >= kArenaClasses || (size_t{64} << c) >= kArenaChunk) {
+  if (own_mapping(c)) {
     void* big = os_map((size_t{64} << c));
     if (big != nullptr) g_in_use.fetch_add(size_t{64} << c, std::memory_order_relaxed);
     return big;
@@ -92,7 +93,7 @@ void arena_free(void* p, size_t size) {
   if (p == nullptr) return;
   const int c = size_class(size);
   g_in_use.fetch_sub(size_t{64} << c, std::memory_order_relaxed);
-  if (c >= kArenaClasses || (size_t{64} << c) >= kArenaChunk) {
+  if (own_mapping(c)) {
     os_unmap(p, size_t{64} << c);
     return;
   }

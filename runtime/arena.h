@@ -5,8 +5,12 @@
 
 namespace profkit::rt {
 
-// Never returns memory to the OS except for blocks above 1 MiB. Power-of-two size classes
-// with free lists, one lock (taken only on slow paths: new stacks, table growth, dumps).
+// Never returns memory to the OS except for blocks of their own mapping. Power-of-two size
+// classes with free lists, one lock (taken only on slow paths: new stacks, table growth,
+// dumps). Blocks are carved from chunks of kArenaChunk bytes, 64-byte aligned; a block of
+// more than half a chunk is a mapping of its own, page aligned.
+inline constexpr size_t kArenaChunk = size_t{1} << 20;
+inline constexpr size_t kArenaOwnMappingAbove = kArenaChunk / 2;
 void* arena_alloc(size_t size);   // zeroed
 void arena_free(void* p, size_t size);
 void* os_map(size_t size);        // zeroed anonymous mapping, nullptr on failure
