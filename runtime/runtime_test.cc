@@ -904,6 +904,46 @@ TEST(ExactStack, ASiteThatKeepsMissingPausesItsProbes) {
   EXPECT_EQ(f.lookup(), 5u) << "probing again";
 }
 
+// A site whose retries keep missing (a recursion: every depth another leaf) pauses twice as
+// long each time, up to kExactPause << kExactBackoffMax; one hit makes the next pause short.
+TEST(ExactStack, RetriesThatKeepMissingPauseLongerEachTime) {
+  FakeWalk f(4);
+  f.remember(5);
+  ASSERT_EQ(f.lookup(), 5u);
+  const uintptr_t saved = f.w[5];
+  f.w[5] = 0x2222;
+  WalkMemo* paused = nullptr;
+  // Misses until the site pauses; returns the pause it took.
+  auto miss_until_paused = [&] {
+    for (uint32_t i = 0; i < 64 && paused == nullptr; ++i) {
+      EXPECT_EQ(f.lookup(), 0u);
+      for (WalkMemo& m : f.state->walk_memo)
+        if (m.exact_pause != 0) paused = &m;
+    }
+    return paused != nullptr ? uint32_t{paused->exact_pause} : 0u;
+  };
+  // Skips the whole pause (each capture counted as skipped), then probes once more.
+  auto sit_out = [&](uint32_t pause) {
+    const uint64_t skipped = f.state->walk_stats.exact_skipped;
+    for (uint32_t i = 0; i < pause; ++i) ASSERT_EQ(f.lookup(), 0u);
+    EXPECT_EQ(f.state->walk_stats.exact_skipped - skipped, pause);
+    EXPECT_EQ(paused->exact_pause, 0u);
+    paused = nullptr;
+  };
+  uint32_t want = kExactPause;
+  for (uint32_t round = 0; round <= kExactBackoffMax + 2; ++round) {
+    const uint32_t pause = miss_until_paused();
+    ASSERT_EQ(pause, want) << "round " << round;
+    sit_out(pause);
+    if (want < (uint32_t{kExactPause} << kExactBackoffMax)) want *= 2;
+  }
+  // A hit after a long pause: the next pause is the first one's length again.
+  f.w[5] = saved;
+  EXPECT_EQ(f.lookup(), 5u);
+  f.w[5] = 0x2222;
+  EXPECT_EQ(miss_until_paused(), kExactPause);
+}
+
 TEST(FoldRecursion, RepeatedCyclesBecomeOne) {
   using V = std::vector<uintptr_t>;
   EXPECT_EQ(folded({1, 2, 3, 2, 3, 2, 3, 4}), (V{1, 2, 3, 4}));      // A B C B C B C D

@@ -989,6 +989,7 @@ inline uint32_t exact_hit(ThreadState* state, WalkMemo& memo, uint32_t set_index
   set.key[w].used = ++state->exact_clock;
   note_exact_way(memo, set_index, w);
   if (memo.exact_score < kExactScoreMax) ++memo.exact_score;
+  memo.exact_backoff = 0;
   return set.key[w].context_id;
 }
 // The ways of set `set_index` but the two the call site used last (probed already), the one
@@ -1057,7 +1058,8 @@ uint32_t exact_stack(ThreadState* state, uintptr_t caller_return, uintptr_t call
     return id;
   if (--memo.exact_score <= kExactGiveUp) {
     memo.exact_score = kExactRetry;
-    memo.exact_pause = kExactPause;
+    memo.exact_pause = static_cast<uint16_t>(kExactPause << memo.exact_backoff);
+    if (memo.exact_backoff < kExactBackoffMax) ++memo.exact_backoff;
   }
   return 0;
 }
@@ -1181,6 +1183,7 @@ void forget_walks(ThreadState* state, bool exact_keys) {
     memo.base = 0;
     memo.exact_score = 0;
     memo.exact_pause = 0;
+    memo.exact_backoff = 0;
     memo.leaf_rule_pc = 0;
     memo.exact_last = memo.exact_prev = 0;
     memo.buf = i;

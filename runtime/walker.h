@@ -93,6 +93,7 @@ struct WalkMemo {
   uint16_t exact_last = 0;      // set * kExactWays + way + 1 of the exact-stack cache's way
                                 // this site hit or wrote last (0: none)
   uint16_t exact_prev = 0;      // the way it used before that one (0: none)
+  uint8_t exact_backoff = 0;    // pauses in a row with no hit between them (kExactBackoffMax)
 };
 // The exact-stack cache: walks of up to kExactSteps frames kept whole, by their leaf's
 // registers, with the depot id they were given. A memo is one per call site, and sites
@@ -162,10 +163,19 @@ struct ExactSet {
 };
 // When a site probes the cache (WalkMemo::exact_score): a hit adds one, a miss takes one;
 // at kExactGiveUp the site skips the cache (no probe, nothing kept) for its next
-// kExactPause captures, then tries again from kExactRetry. A recursion of many depths,
-// whose every allocation misses, thus probes and keeps 4 walks in 4 + 256.
+// kExactPause captures, then tries again from kExactRetry. Each time it gives up again
+// without a hit in between, the pause doubles, up to kExactPause << kExactBackoffMax; any
+// hit makes the next pause kExactPause again. A recursion of many depths, whose
+// allocations nearly all miss, thus probes and keeps 4 walks in 4 + 32 768 once it has
+// settled instead of 4 in 4 + 256: at the default depth of 30 frames, keeping a walk
+// (its 30 pairs of words written to a cold way) cost more than the few hits saved
+// (recursive.cpp: 244 000 walks kept for 176 000 hits, 7% of the run). A site warming up
+// (paths through a wrapper, each kept on its first miss) hits between its pauses, so its
+// pauses stay short.
 inline constexpr int16_t kExactScoreMax = 64, kExactGiveUp = -16, kExactRetry = -12;
 inline constexpr uint16_t kExactPause = 256;
+inline constexpr uint8_t kExactBackoffMax = 7;
+static_assert((uint32_t{kExactPause} << kExactBackoffMax) <= 0xFFFF, "WalkMemo::exact_pause");
 
 // How the stacks of a thread were captured, printed with atexit=1 (counts only: cheap adds
 // to a line the capture writes anyway).
