@@ -67,10 +67,18 @@ uintptr_t g_big_cursor = 0;
 constexpr uint32_t kBigClasses = 4 + 4 * 40;
 constexpr uint64_t kDirtyFloor = uint64_t{8} << 20, kDirtyCap = uint64_t{64} << 20;
 constexpr uint64_t kMoveFrom = uint64_t{256} << 10;  // sample_big_resize
-// Blocks above this are not kept: a buffer that grows by doubling (open_memstream's, to 12
+// Blocks up to kKeepAlways are kept whenever there is room; larger ones, up to kKeepAtMost,
+// only in a class the program has come back to: one whose block was given back and then
+// asked for again (g_big_regret). A buffer that grows by doubling (open_memstream's, to 12
 // MiB) frees each size once, and kept they raised that program's peak RSS from 27 to 49 MiB
-// (compiler-rt's: 34); the faults of a block this large cost about what filling it does.
-constexpr uint64_t kKeepAtMost = uint64_t{2} << 20;
+// (compiler-rt's: 34); work buffers of 64 KiB-4 MiB made and freed at random (shapes/
+// bigchurn.c) ask for every class again and again, and with blocks above 2 MiB always
+// given back faulted in 2 million pages, 8x plain's time and 0.75x compiler-rt's overhead.
+constexpr uint64_t kKeepAlways = uint64_t{2} << 20;
+constexpr uint64_t kKeepAtMost = uint64_t{32} << 20;
+// Per class above kKeepAlways: 1 once a block of it was given back, 2 once a block of it
+// was asked for after that and none was kept (its blocks are kept from then on).
+uint8_t g_big_regret[kBigClasses];
 uintptr_t g_big_clean[kBigClasses];
 uintptr_t g_big_dirty[kBigClasses];
 uint64_t g_big_dirty_bytes = 0;  // on the dirty lists
@@ -246,10 +254,18 @@ void* sample_reserve_spans(size_t bytes) {
 
 namespace {
 
-// A block of class `cls` (`bytes` long, from big_class): a freed one of that class, or
-// fresh pages at the cursor; `*dirty` tells whether its pages past the first may hold old
-// bytes. For a zeroed block a clean one is taken first, else a dirty one. 0 when the range
-// is used up.
+// A block of class `cls` (`bytes` long, from big_class): a freed one of that class, else a
+// dirty one of one of the next kLargerClasses classes (below), else fresh pages at the
+// cursor; `*dirty` tells whether its pages past the first may hold old bytes. For a zeroed
+// block a clean one is taken first, else a dirty one. The block's own length is in its
+// BigBlock (more than `bytes` for a larger class's). 0 when the range is used up.
+// Larger dirty blocks: a program whose buffers have sizes spread over many classes (64 KiB
+// to 4 MiB at random) seldom freed one of the class it next asked for, so nearly every
+// block came from fresh or emptied pages and faulted them in while the dirty lists held
+// tens of MiB (bench/runtime/shapes/bigchurn.c: 10 million faults). A kept block's pages
+// are resident already, so using one up to twice the size costs no memory that is not
+// held anyway.
+constexpr uint32_t kLargerClasses = 4;
 uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
   g_big_lock.lock();
   uintptr_t* const lists[2] = {zero ? g_big_clean : g_big_dirty, zero ? g_big_dirty : g_big_clean};
@@ -260,9 +276,17 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
     if (base == 0) continue;
     list[cls] = reinterpret_cast<BigBlock*>(base)->next;
     *dirty = list == g_big_dirty;
-    if (*dirty) g_big_dirty_bytes -= bytes;
     break;
   }
+  for (uint32_t c = cls + 1; base == 0 && c <= cls + kLargerClasses && c < kBigClasses; ++c) {
+    base = g_big_dirty[c];
+    if (base == 0) continue;
+    g_big_dirty[c] = reinterpret_cast<BigBlock*>(base)->next;
+    *dirty = true;
+    bytes = reinterpret_cast<BigBlock*>(base)->bytes;
+  }
+  if (*dirty) g_big_dirty_bytes -= bytes;
+  if (!*dirty && g_big_regret[cls] == 1) g_big_regret[cls] = 2;
   if (base == 0 && g_big_cursor + bytes <= g_big_end &&
       mprotect(reinterpret_cast<void*>(g_big_cursor), bytes, PROT_READ | PROT_WRITE) == 0) {
     base = g_big_cursor;
@@ -293,10 +317,28 @@ void push_big(uintptr_t* list, uintptr_t base, uint64_t bytes) {
 // dirty lists have room for it; false (nothing done) if not.
 bool keep_big(uintptr_t base, uint64_t bytes) {
   if (bytes > kKeepAtMost) return false;
+  uint64_t rounded;
+  const uint32_t cls = big_class(bytes / kPage, &rounded);
   g_big_lock.lock();
   const uint64_t peak = g_big_peak_bytes;
   const uint64_t room = peak < kDirtyFloor ? kDirtyFloor : peak > kDirtyCap ? kDirtyCap : peak;
-  const bool keep = g_big_dirty_bytes + bytes <= room;
+  const bool wanted = bytes <= kKeepAlways || g_big_regret[cls] == 2;
+  const bool keep = wanted && bytes <= room;
+  // Room is made by giving back kept blocks, the largest first: kept blocks that no
+  // allocation took again (a burst of 300 KiB buffers freed once) held the room while a
+  // size the program kept coming back to was given back and faulted in at every round.
+  for (uint32_t c = kBigClasses; keep && g_big_dirty_bytes + bytes > room && c-- > 0;)
+    while (g_big_dirty[c] != 0 && g_big_dirty_bytes + bytes > room) {
+      const uintptr_t old = g_big_dirty[c];
+      auto* block = reinterpret_cast<BigBlock*>(old);
+      g_big_dirty[c] = block->next;
+      g_big_dirty_bytes -= block->bytes;
+      if (block->bytes > kPage)
+        madvise(reinterpret_cast<void*>(old + kPage), block->bytes - kPage, MADV_DONTNEED);
+      block->next = g_big_clean[c];
+      g_big_clean[c] = old;
+    }
+  if (!keep && bytes > kKeepAlways && g_big_regret[cls] == 0) g_big_regret[cls] = 1;
   if (keep) {
     push_big(g_big_dirty, base, bytes);
     g_big_dirty_bytes += bytes;
@@ -358,6 +400,7 @@ uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
   bool dirty;  // the pages past the old ones are the program's to fill either way
   const uintptr_t moved = take_big(cls, rounded * kPage, false, &dirty);
   if (moved == 0) return 0;
+  const uint64_t moved_bytes = reinterpret_cast<BigBlock*>(moved)->bytes;  // the move overwrites it
   // The old pages replace the new block's first ones, and the old range stays mapped, empty:
   // the reservation never has a hole another mapping could take.
   if (mremap(reinterpret_cast<void*>(base), old_bytes, old_bytes,
@@ -368,7 +411,7 @@ uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
     g_no_page_moves.store(true, std::memory_order_relaxed);
     return 0;
   }
-  reinterpret_cast<BigBlock*>(moved)->bytes = rounded * kPage;
+  reinterpret_cast<BigBlock*>(moved)->bytes = moved_bytes;
   give_big(base, old_bytes);  // emptied by the move
   return moved + offset;
 }

@@ -6,7 +6,12 @@
 //      not, after malloc'd blocks filled with 0xAB);
 //   2. a 256 KiB block written whole, freed and allocated again 400 times faults its pages in
 //      about once, not at every round (minor faults from getrusage);
-//   3. what is kept stays bounded: after 192 MiB of blocks live at once are freed, under
+//   3. 200 rounds of a 3 MiB block (above 2 MiB, kept once its size came back) fault it in
+//      about twice; and a block finds the pages of a freed larger one when none of its own
+//      size is kept and there is no room to keep more: 400 rounds of an 824 KiB block (a
+//      size no freed block had) fault about once, with 1 MiB blocks and the bound's worth
+//      of 300 KiB blocks kept;
+//   4. what is kept stays bounded: after 192 MiB of blocks live at once are freed, under
 //      120 MiB resident (at most 64 MiB of them are kept, plus the shadow of instrumented
 //      runs, 24 MiB; keeping all took 192 MiB).
 #include <stdio.h>
@@ -73,7 +78,47 @@ int main(void) {
     fprintf(stderr, "big_reuse: %ld page faults for 400 rounds of one 256 KiB block\n", faults);
     return 1;
   }
-  // 3. What is kept is bounded: blocks of 120 sizes (1-15 MiB) written and freed in turn,
+  // 3. A 3 MiB block (while there is room to keep it): larger blocks are kept once their size is asked for again after one was
+  // given back, so 200 rounds fault it in about twice, not 200 times (173 000 faults).
+  const long before3b = minor_faults();
+  for (int round = 0; round < 200; ++round) {
+    char* p = malloc(3 << 20);
+    if (p == NULL) return fail("malloc failed");
+    memset(p, round, 3 << 20);
+    ESCAPE(p);
+    free(p);
+  }
+  const long faults3b = minor_faults() - before3b;
+  if (faults3b > 4000) {
+    fprintf(stderr, "big_reuse: %ld page faults for 200 rounds of one 3 MiB block\n", faults3b);
+    return 1;
+  }
+  // Kept blocks of the next larger sizes serve a size of which none is kept. The 300 KiB
+  // blocks fill what may be kept (up to the most bytes ever live in large blocks, the
+  // burst's own), so an 824 KiB block freed finds no room and would come back as fresh
+  // pages every round: 400 rounds of 206 pages, 82 000 faults.
+  static char* burst3[40];
+  for (int k = 0; k < 40; ++k) {
+    const size_t n = k < 4 ? (size_t)1 << 20 : 300 << 10;
+    burst3[k] = malloc(n);
+    if (burst3[k] == NULL) return fail("malloc failed");
+    memset(burst3[k], k, n);
+  }
+  for (int k = 0; k < 40; ++k) free(burst3[k]);
+  const long before3 = minor_faults();
+  for (int round = 0; round < 400; ++round) {
+    char* p = malloc(824 << 10);
+    if (p == NULL) return fail("malloc failed");
+    memset(p, round, 824 << 10);
+    ESCAPE(p);
+    free(p);
+  }
+  const long faults3 = minor_faults() - before3;
+  if (faults3 > 2000) {
+    fprintf(stderr, "big_reuse: %ld page faults for 400 rounds of one 824 KiB block\n", faults3);
+    return 1;
+  }
+  // 4. What is kept is bounded: blocks of 120 sizes (1-15 MiB) written and freed in turn,
   // then 48 blocks of 4 MiB live at once (192 MiB) and freed: at most 64 MiB of them kept.
   for (int k = 0; k < 120; ++k) {
     const size_t n = ((size_t)1 << 20) + (size_t)k * (120 << 10);
@@ -95,6 +140,6 @@ int main(void) {
     fprintf(stderr, "big_reuse: %ld MiB resident after freeing every block\n", resident);
     return 1;
   }
-  printf("faults %ld resident %ld MiB\n", faults, resident);
+  printf("faults %ld %ld %ld resident %ld MiB\n", faults, faults3, faults3b, resident);
   return 0;
 }
