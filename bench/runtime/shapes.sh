@@ -4,7 +4,7 @@
 # at exit, a qsort of heap strings with strcmp, strchr/strrchr over heap lines, strdup,
 # vectors and buffers of large blocks, page-aligned I/O buffers, large callocs, a string
 # built by realloc a byte at a time, malloc_usable_size, exceptions, getline, large work
-# buffers of many sizes), each
+# buffers of many sizes, a linked list traversed in near-allocation order), each
 # compiled once with clang-22 or clang++-22 -O2 -g -fno-omit-frame-pointer -fmemory-profile
 # and linked with compiler-rt's runtime and with ours, beside the plain build, as run.sh
 # does. They are here because a runtime tuned on a few workloads can be slow on a shape it
