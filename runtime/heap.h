@@ -33,6 +33,9 @@ inline constexpr uint32_t kHeapAlignedOnlyClasses = kHeapClasses + 16;
 inline constexpr uint64_t kDetachedSpan = 64 << 10;
 inline constexpr uint64_t kGeometricStrideFrom = 1024;  // strides above: four per doubling
 inline constexpr uint32_t kDenseSmallClasses = 30;
+inline constexpr uint32_t kDenseDetachedFrom = kHeapClasses + kDenseSmallClasses - 16;
+inline constexpr uint32_t kDenseDetachedClasses = 4;
+static_assert(kDenseDetachedFrom + kDenseDetachedClasses == kHeapAllClasses);
 
 // Where small blocks sit, one layout for the whole run, chosen at start-up
 // (heap_layout_init) before anything is tracked.
@@ -43,8 +46,13 @@ inline constexpr uint32_t kDenseSmallClasses = 30;
 // - Dense (allocation-only: nothing reads the shadow): user pointers 16-byte aligned, as
 //   glibc's, with the header right in front. Strides 48..256 in steps of 16, to 512 in
 //   steps of 32, to 1024 in steps of 64 (30 classes: 0..15, then 36..49 where the
-//   detached classes would be, so the thread state's arrays keep their size); no detached
-//   classes. A Lua closure (40-47 bytes) takes an 80-byte slot instead of 96.
+//   granular layout's detached classes are, so the thread state's arrays keep their size),
+//   and in the last four class numbers detached classes of 16, 32, 48 and 64 user bytes
+//   for blocks of up to 64 (heap_class_for): the same bytes as the slot with the header in
+//   front (a Lua closure, 40-47 bytes: 48 + 32, where the granular layout takes 96), but the
+//   program's data as dense as glibc's, which a list of 24-byte nodes traversed in
+//   near-allocation order needs to stay in the L1 (shapes/linked.c: 1.4 s against glibc's
+//   0.08 s with 64-byte slots).
 struct HeapLayout {
   uint32_t stride[kHeapAllClasses];    // slot stride by class (0 for a class not in use)
   uint8_t class_of[kGeometricStrideFrom / 16 + 1];  // (need + 15) / 16 -> smallest class
@@ -80,7 +88,10 @@ constexpr HeapLayout make_heap_layout(bool dense) {
       l.stride[i < 16 ? i : kHeapClasses + i - 16] = stride;
       stride += stride < 256 ? 16 : stride < 512 ? 32 : 64;
     }
-    l.first_detached = kHeapAllClasses;
+    // Detached classes of 16-64 user bytes in the four class numbers the dense classes
+    // leave (heap_class_for).
+    for (uint32_t i = 0; i < kDenseDetachedClasses; ++i) l.stride[kDenseDetachedFrom + i] = 16 * (i + 1);
+    l.first_detached = kDenseDetachedFrom;
     l.first_header = 0;
     l.min_alignment = 16;
   }
@@ -257,6 +268,12 @@ inline uintptr_t heap_user_of(const ChunkHeader* header, uint32_t cls) {
 inline uint32_t heap_class_for(const HeapLayout& l, uint64_t size, bool detached) {
   const uint32_t cls = heap_class_of(l, size + sizeof(ChunkHeader));
   if (!detached || size > 1024) return cls;
+  if (l.first_detached != kHeapClasses) {  // dense: a slot and its header, no more bytes
+    const uint64_t rounded = (size + 15) & ~uint64_t{15};
+    return rounded <= 16 * kDenseDetachedClasses && rounded + sizeof(ChunkHeader) <= heap_stride(l, cls)
+               ? l.first_detached + static_cast<uint32_t>(rounded / 16) - 1
+               : cls;
+  }
   const uint64_t rounded = (size + 63) & ~uint64_t{63};
   return rounded < heap_stride(l, cls) ? kHeapClasses + static_cast<uint32_t>(rounded / 64) - 1 : cls;
 }
@@ -273,7 +290,7 @@ inline uint32_t heap_class_for(uint64_t size, bool detached) {
 // those padded blocks drained into glibc's top chunk and were trimmed and faulted back
 // every round (355 000 page faults where the plain build had 6 300).
 inline uint32_t heap_aligned_class(const HeapLayout& l, uint64_t size, uintptr_t alignment) {
-  if (l.first_detached == kHeapAllClasses || alignment > 4096 || size > 4096) return kHeapAllClasses;
+  if (l.first_detached != kHeapClasses || alignment > 4096 || size > 4096) return kHeapAllClasses;
   const uint64_t stride = (size + alignment - 1) & ~uint64_t{alignment - 1};
   if (stride <= 1024) return kHeapClasses + static_cast<uint32_t>(stride / 64) - 1;
   if (stride == alignment) return kHeapAlignedOnlyClasses + (alignment == 4096 ? 1 : 0);

@@ -43,14 +43,14 @@ TEST(HeapClasses, StridesGrowAndEveryNeedMapsToTheSmallestClassHoldingIt) {
 }
 
 // The dense layout (allocation-only runs): strides in steps of 16 (glibc's) up to 256, at
-// most an eighth of the stride wasted above, no detached classes, and every need maps to
-// the smallest stride holding it.
+// most an eighth of the stride wasted above, and every need maps to the smallest stride
+// holding it; detached classes of 16-64 user bytes only (below).
 TEST(HeapClasses, DenseStridesAreFineAndEveryNeedMapsToTheSmallestClassHoldingIt) {
   const HeapLayout& l = kDenseLayout;
-  EXPECT_EQ(l.first_detached, kHeapAllClasses);
+  EXPECT_EQ(l.first_detached, kDenseDetachedFrom);
   EXPECT_EQ(l.min_alignment, 16u);
   std::vector<uint64_t> strides;
-  for (uint32_t cls = 0; cls < kHeapAllClasses; ++cls)
+  for (uint32_t cls = 0; cls < l.first_detached; ++cls)
     if (heap_stride(l, cls) != 0) strides.push_back(heap_stride(l, cls));
   EXPECT_EQ(strides.size(), kDenseSmallClasses + (kHeapClasses - 16));
   std::sort(strides.begin(), strides.end());
@@ -82,9 +82,35 @@ TEST(HeapClasses, DenseStridesAreFineAndEveryNeedMapsToTheSmallestClassHoldingIt
   }
 }
 
+// The dense layout's detached classes: blocks of 1-64 bytes take a slot of their size
+// rounded to 16, their header in the span's array, and slot plus header never take more
+// bytes than the class with the header in front would (glibc's density for the program's
+// data: a list of 24-byte nodes took 64-byte slots, and traversing it 30 times cost 1.4 s
+// against glibc's 0.08, the working window no longer fitting the L1).
+TEST(HeapClasses, DenseSmallBlocksTakeDetachedSlotsOfTheirSizeAtNoMoreBytes) {
+  const HeapLayout& l = kDenseLayout;
+  for (uint32_t i = 0; i < kDenseDetachedClasses; ++i)
+    EXPECT_EQ(heap_stride(l, kDenseDetachedFrom + i), 16u * (i + 1));
+  for (uint64_t size = 1; size <= 1024; ++size) {
+    const uint32_t inline_cls = heap_class_for(l, size, false);
+    const uint32_t cls = heap_class_for(l, size, true);
+    ASSERT_LT(cls, kHeapAllClasses) << size;
+    if (size <= 64) {
+      ASSERT_GE(cls, kDenseDetachedFrom) << size;
+      ASSERT_EQ(heap_stride(l, cls), (size + 15) / 16 * 16) << size;
+      ASSERT_LE(heap_stride(l, cls) + sizeof(ChunkHeader), heap_stride(l, inline_cls)) << size;
+    } else {
+      ASSERT_EQ(cls, inline_cls) << size;
+    }
+  }
+  // No over-aligned classes: those blocks stay glibc's in this layout.
+  EXPECT_EQ(heap_aligned_class(l, 100, 128), kHeapAllClasses);
+}
+
 // A program without instrumented code gets the dense layout (nothing reads the shadow):
-// a 40-byte block (a Lua closure) costs 80 bytes, where the granular layout's detached
-// class takes 64 + 32. This binary is not instrumented; its second run
+// a 40-byte block (a Lua closure) costs 80 bytes, a 48-byte slot and its 32-byte header
+// (the granular layout's detached class takes 64 + 32). This binary is not instrumented;
+// its second run
 // (profkit_runtime_tests_granular, histogram=1) is in the granular layout.
 TEST(Heap, AllocationOnlyProgramsGetTheDenseLayout) {
   void* p = malloc(40);
@@ -100,8 +126,9 @@ TEST(Heap, AllocationOnlyProgramsGetTheDenseLayout) {
   } else {
     EXPECT_EQ(g_heap_layout.min_alignment, 16u);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 16, 0u);
-    EXPECT_EQ(heap_stride(cls), 80u);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(h) + sizeof(ChunkHeader), reinterpret_cast<uintptr_t>(p));
+    EXPECT_EQ(heap_stride(cls), 48u);  // the detached class
+    EXPECT_TRUE(heap_detached_class(cls));
+    EXPECT_EQ(header_of(p), h);
   }
   free(p);
 }
@@ -255,13 +282,15 @@ TEST(HeapClasses, DetachedClassesOnlyWhereTheyTakeLessMemory) {
 }
 
 // Detached headers: found from the user pointer alone, and given back by heap_user_of;
-// user ranges 64-byte aligned, a whole stride each, and never over a header.
+// user ranges aligned as the layout's (64 bytes granular, 16 dense), a whole stride each,
+// and never over a header. Both layouts: this binary runs once in each.
 TEST(Heap, DetachedBlocksFindTheirHeaders) {
-  constexpr int kBlocks = 1500;  // more than one span of 64-byte slots
+  constexpr int kBlocks = 1500;  // more than one span of 64-byte (granular) or 32-byte slots
   static ChunkHeader* taken[kBlocks];
-  if (g_heap_layout.first_detached != kHeapClasses) GTEST_SKIP() << "granular layout only";
-  const uint32_t cls = heap_class_for(56, true);
-  ASSERT_GE(cls, kHeapClasses);
+  const bool granular = g_heap_layout.first_detached == kHeapClasses;
+  const uint32_t cls = heap_class_for(granular ? 56 : 24, true);
+  ASSERT_GE(cls, g_heap_layout.first_detached);
+  ASSERT_EQ(heap_stride(cls), granular ? 64u : 32u);
   {
     LockedState s;
     for (ChunkHeader*& b : taken) b = heap_take(s.state, cls);
@@ -270,7 +299,7 @@ TEST(Heap, DetachedBlocksFindTheirHeaders) {
   for (ChunkHeader* b : taken) {
     ASSERT_NE(b, nullptr);
     const uintptr_t user = heap_user_of(b, cls);
-    EXPECT_EQ(user % kChunkAlignment, 0u);
+    EXPECT_EQ(user % g_heap_layout.min_alignment, 0u);
     EXPECT_EQ(header_of(reinterpret_cast<void*>(user)), b);
     users.insert(user);
     headers.insert(reinterpret_cast<uintptr_t>(b));
