@@ -18,11 +18,55 @@ namespace profkit::rt {
 namespace {
 
 // Shadow ranges this long or longer (a block of 512 KiB, or 64 KiB with the histogram) are
-// handled by whole pages: cleared with madvise, and read only where their pages are mapped
-// (for_each_mapped_shadow).
+// handled by whole pages: cleared and read only where their pages are mapped (with swap,
+// where mincore cannot tell, cleared with madvise and read whole).
 constexpr uint64_t kLargeShadow = 1 << 16;
 
-bool zero_mapped_shadow(uintptr_t begin, uintptr_t end);
+// Whether mincore's "not resident" means a page of the shadow that was never written (or
+// was given back), so reads as zeros: only while the machine has no swap, since mincore
+// cannot tell a page swapped out from one never touched (checked per large block: cheap
+// beside the block).
+bool mincore_tells_unwritten() {
+  struct sysinfo info;
+  return sysinfo(&info) == 0 && info.totalswap == 0;
+}
+
+// Calls visit(lo, hi) for the parts of [begin, end) whose pages are resident (mincore); all
+// of the rest when mincore fails.
+template <class Visit>
+void visit_resident_pages(uintptr_t begin, uintptr_t end, Visit visit) {
+  unsigned char mapped[256];  // one byte per page: 1 MiB of shadow per call
+  uintptr_t page = begin & ~uintptr_t{4095};
+  while (page < end) {
+    const uintptr_t left = (end - page + 4095) / 4096;
+    const uintptr_t pages = left < sizeof mapped ? left : sizeof mapped;
+    if (mincore(reinterpret_cast<void*>(page), pages * 4096, mapped) != 0) {
+      visit(page > begin ? page : begin, end);
+      return;
+    }
+    for (uintptr_t i = 0; i < pages; ++i) {
+      if ((mapped[i] & 1) == 0) continue;
+      const uintptr_t lo = page + i * 4096;
+      const uintptr_t hi = lo + 4096;
+      visit(lo > begin ? lo : begin, hi < end ? hi : end);
+    }
+    page += pages * 4096;
+  }
+}
+
+// Calls visit(lo, hi) for the parts of the shadow range [begin, end) whose pages are mapped
+// (all of it when the range is shorter than kLargeShadow, or mincore cannot tell); the rest
+// reads as zeros. A large block the program touched in a few places has its shadow mostly
+// never written, and reading it would fault every page in (the zero page) to add zeros:
+// freeing a 4 MiB block cost 128 such faults, more than compiler-rt's whole free.
+template <class Visit>
+void for_each_mapped_shadow(uintptr_t begin, uintptr_t end, Visit visit) {
+  if (end - begin < kLargeShadow || !mincore_tells_unwritten()) {
+    visit(begin, end);
+    return;
+  }
+  visit_resident_pages(begin, end, visit);
+}
 
 void zero_shadow_bytes(uintptr_t begin, uintptr_t end) {
   if (end <= begin) return;
@@ -40,7 +84,12 @@ void zero_shadow_bytes(uintptr_t begin, uintptr_t end) {
     // usually written where the last one was, and pages given back with madvise were
     // faulted in again by every write (400 rounds of an 824 KiB block: 25 shadow faults a
     // round, 10 000 in all). Where mincore cannot tell (swap), they are given back.
-    if (zero_mapped_shadow(begin, end)) return;
+    if (mincore_tells_unwritten()) {
+      visit_resident_pages(begin, end, [](uintptr_t lo, uintptr_t hi) {
+        __builtin_memset(reinterpret_cast<void*>(lo), 0, hi - lo);
+      });
+      return;
+    }
     const uintptr_t page_begin = (begin + 4095) & ~uintptr_t{4095};
     const uintptr_t page_end = end & ~uintptr_t{4095};
     __builtin_memset(reinterpret_cast<void*>(begin), 0, page_begin - begin);
@@ -169,50 +218,6 @@ void clear_shadow(uintptr_t p, uint64_t size) {
 }
 
 namespace {
-
-// Calls visit(lo, hi) for the parts of the shadow range [begin, end) whose pages are mapped
-// (all of it when the range is shorter than kLargeShadow); the rest reads as zeros. A large
-// block the program touched in a few places has its shadow mostly never written, and
-// reading it would fault every page in (the zero page) to add zeros: freeing a 4 MiB block
-// cost 128 such faults, more than compiler-rt's whole free. mincore tells which pages are
-// mapped; it cannot tell a page swapped out from one never touched, so it is asked only
-// while the machine has no swap (checked per large block: cheap beside the block).
-template <class Visit>
-void for_each_mapped_shadow(uintptr_t begin, uintptr_t end, Visit visit) {
-  struct sysinfo info;
-  if (end - begin < kLargeShadow || sysinfo(&info) != 0 || info.totalswap != 0) {
-    visit(begin, end);
-    return;
-  }
-  unsigned char mapped[256];  // one byte per page: 1 MiB of shadow per call
-  uintptr_t page = begin & ~uintptr_t{4095};
-  while (page < end) {
-    const uintptr_t left = (end - page + 4095) / 4096;
-    const uintptr_t pages = left < sizeof mapped ? left : sizeof mapped;
-    if (mincore(reinterpret_cast<void*>(page), pages * 4096, mapped) != 0) {
-      visit(page > begin ? page : begin, end);
-      return;
-    }
-    for (uintptr_t i = 0; i < pages; ++i) {
-      if ((mapped[i] & 1) == 0) continue;
-      const uintptr_t lo = page + i * 4096;
-      const uintptr_t hi = lo + 4096;
-      visit(lo > begin ? lo : begin, hi < end ? hi : end);
-    }
-    page += pages * 4096;
-  }
-}
-
-// Zeroes the mapped pages of a large shadow range (zero_shadow_bytes); false, with nothing
-// done, where mincore cannot tell mapped pages from swapped ones.
-bool zero_mapped_shadow(uintptr_t begin, uintptr_t end) {
-  struct sysinfo info;
-  if (sysinfo(&info) != 0 || info.totalswap != 0) return false;
-  for_each_mapped_shadow(begin, end, [](uintptr_t lo, uintptr_t hi) {
-    __builtin_memset(reinterpret_cast<void*>(lo), 0, hi - lo);
-  });
-  return true;
-}
 
 template <class Counter>
 uint64_t sum_shadow(const Counter* begin, const Counter* end) {
