@@ -286,7 +286,8 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
     bytes = reinterpret_cast<BigBlock*>(base)->bytes;
   }
   if (*dirty) g_big_dirty_bytes -= bytes;
-  if (!*dirty && g_big_regret[cls] == 1) g_big_regret[cls] = 2;
+  // Asked for with none of its class kept (not a calloc that preferred a clean one).
+  if (g_big_regret[cls] == 1 && g_big_dirty[cls] == 0 && !*dirty) g_big_regret[cls] = 2;
   if (base == 0 && g_big_cursor + bytes <= g_big_end &&
       mprotect(reinterpret_cast<void*>(g_big_cursor), bytes, PROT_READ | PROT_WRITE) == 0) {
     base = g_big_cursor;
@@ -301,20 +302,45 @@ uintptr_t take_big(uint32_t cls, uint64_t bytes, bool zero, bool* dirty) {
   return base;
 }
 
-// A block no longer live onto its class's list (`list`: g_big_dirty or g_big_clean).
-// Under g_big_lock.
-void push_big(uintptr_t* list, uintptr_t base, uint64_t bytes) {
-  uint64_t rounded;
-  const uint32_t cls = big_class(bytes / kPage, &rounded);
+// Gives a block's pages past the first (its link and size) back to the kernel.
+void empty_pages(uintptr_t base, uint64_t bytes) {
+  if (bytes > kPage) madvise(reinterpret_cast<void*>(base + kPage), bytes - kPage, MADV_DONTNEED);
+}
+
+// A block onto the list of class `cls` (`list`: g_big_dirty or g_big_clean). Under
+// g_big_lock.
+void link_big(uintptr_t* list, uint32_t cls, uintptr_t base, uint64_t bytes) {
   auto* block = reinterpret_cast<BigBlock*>(base);
   block->bytes = bytes;
   block->next = list[cls];
   list[cls] = base;
+}
+
+// A block no longer live onto its class's list. Under g_big_lock.
+void push_big(uintptr_t* list, uint32_t cls, uintptr_t base, uint64_t bytes) {
+  link_big(list, cls, base, bytes);
   g_big_live_bytes -= bytes;
 }
 
-// A freed block kept as it is, on its class's dirty list, when it is small enough and the
-// dirty lists have room for it; false (nothing done) if not.
+// Gives kept blocks back, the largest classes first, until the kept ones add up to at most
+// `target` bytes (g_big_lock held): kept blocks that no allocation took again (a burst of
+// 300 KiB buffers freed once) held the room while a size the program kept coming back to
+// was given back and faulted in at every round.
+void make_room(uint64_t target) {
+  for (uint32_t c = kBigClasses; g_big_dirty_bytes > target && c-- > 0;)
+    while (g_big_dirty[c] != 0 && g_big_dirty_bytes > target) {
+      const uintptr_t base = g_big_dirty[c];
+      const uint64_t bytes = reinterpret_cast<BigBlock*>(base)->bytes;
+      g_big_dirty[c] = reinterpret_cast<BigBlock*>(base)->next;
+      g_big_dirty_bytes -= bytes;
+      empty_pages(base, bytes);
+      link_big(g_big_clean, c, base, bytes);
+    }
+}
+
+// A freed block kept as it is, on its class's dirty list, when it is small enough, its size
+// is one to keep, and at most the room (kept blocks are given back to make it); false
+// (nothing done) if not.
 bool keep_big(uintptr_t base, uint64_t bytes) {
   if (bytes > kKeepAtMost) return false;
   uint64_t rounded;
@@ -324,24 +350,12 @@ bool keep_big(uintptr_t base, uint64_t bytes) {
   const uint64_t room = peak < kDirtyFloor ? kDirtyFloor : peak > kDirtyCap ? kDirtyCap : peak;
   const bool wanted = bytes <= kKeepAlways || g_big_regret[cls] == 2;
   const bool keep = wanted && bytes <= room;
-  // Room is made by giving back kept blocks, the largest first: kept blocks that no
-  // allocation took again (a burst of 300 KiB buffers freed once) held the room while a
-  // size the program kept coming back to was given back and faulted in at every round.
-  for (uint32_t c = kBigClasses; keep && g_big_dirty_bytes + bytes > room && c-- > 0;)
-    while (g_big_dirty[c] != 0 && g_big_dirty_bytes + bytes > room) {
-      const uintptr_t old = g_big_dirty[c];
-      auto* block = reinterpret_cast<BigBlock*>(old);
-      g_big_dirty[c] = block->next;
-      g_big_dirty_bytes -= block->bytes;
-      if (block->bytes > kPage)
-        madvise(reinterpret_cast<void*>(old + kPage), block->bytes - kPage, MADV_DONTNEED);
-      block->next = g_big_clean[c];
-      g_big_clean[c] = old;
-    }
-  if (!keep && bytes > kKeepAlways && g_big_regret[cls] == 0) g_big_regret[cls] = 1;
   if (keep) {
-    push_big(g_big_dirty, base, bytes);
+    make_room(room - bytes);
+    push_big(g_big_dirty, cls, base, bytes);
     g_big_dirty_bytes += bytes;
+  } else if (bytes > kKeepAlways && g_big_regret[cls] == 0) {
+    g_big_regret[cls] = 1;
   }
   g_big_lock.unlock();
   return keep;
@@ -349,8 +363,10 @@ bool keep_big(uintptr_t base, uint64_t bytes) {
 
 // A freed block whose pages past the first are empty, on its class's clean list.
 void give_big(uintptr_t base, uint64_t bytes) {
+  uint64_t rounded;
+  const uint32_t cls = big_class(bytes / kPage, &rounded);
   g_big_lock.lock();
-  push_big(g_big_clean, base, bytes);
+  push_big(g_big_clean, cls, base, bytes);
   g_big_lock.unlock();
 }
 
@@ -419,8 +435,7 @@ uintptr_t sample_big_resize(uintptr_t base, uint64_t offset, uint64_t size) {
 void sample_big_free(uintptr_t base) {
   const uint64_t bytes = reinterpret_cast<BigBlock*>(base)->bytes;
   if (keep_big(base, bytes)) return;
-  // Not kept as it is: pages past the first go back to the kernel.
-  if (bytes > kPage) madvise(reinterpret_cast<void*>(base + kPage), bytes - kPage, MADV_DONTNEED);
+  empty_pages(base, bytes);  // not kept as it is
   give_big(base, bytes);
 }
 
