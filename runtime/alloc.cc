@@ -281,7 +281,7 @@ PROFKIT_RT_NOINLINE void* allocate_small(uint64_t size, bool zero, uintptr_t cal
   if (state == nullptr) return nullptr;
   const bool aligned = cls != kHeapAllClasses;
   if (!aligned)
-    cls = heap_class_for(size, !g_sampling && g_heap_layout.first_detached < kHeapAllClasses);
+    cls = heap_class_for(size, !g_sampling);
   const uint32_t context_id = capture_stack(caller_return, caller_frame);
   const uint32_t cpu = current_cpu();
   const uint32_t timestamp = now_ms();

@@ -110,6 +110,9 @@ PROFKIT_RT_HIDDEN extern HeapLayout g_heap_layout;
 // Chooses the layout (the runtime's start-up, before anything is tracked).
 inline void heap_layout_init(bool dense) { g_heap_layout = dense ? kDenseLayout : kGranularLayout; }
 
+// The granular layout (instrumented runs), whose detached classes follow the inline ones;
+// the dense layout's start at kDenseDetachedFrom.
+inline bool heap_granular(const HeapLayout& l) { return l.first_detached == kHeapClasses; }
 inline uint64_t heap_stride(const HeapLayout& l, uint32_t cls) { return l.stride[cls]; }
 inline uint64_t heap_stride(uint32_t cls) { return heap_stride(g_heap_layout, cls); }
 // Class of a slot holding `need` bytes (header included), 0 < need <= kHeapMaxStride.
@@ -262,13 +265,13 @@ inline uintptr_t heap_user_of(const ChunkHeader* header, uint32_t cls) {
   return span + d->first + (h - span - kDetachedHeaders) / sizeof(ChunkHeader) * d->stride;
 }
 // The class of a small block of `size` user bytes (small_block_fits): the detached class of
-// its rounded size when that slot is smaller than the class with the header in front.
-// `detached` is false under sampling, whose small blocks must lie in the sample range, and
-// in the dense layout, which has no detached classes.
+// its rounded size when that slot is smaller than the class with the header in front
+// (granular), or no larger with its header (dense). `detached` is false under sampling,
+// whose small blocks must lie in the sample range.
 inline uint32_t heap_class_for(const HeapLayout& l, uint64_t size, bool detached) {
   const uint32_t cls = heap_class_of(l, size + sizeof(ChunkHeader));
   if (!detached || size > 1024) return cls;
-  if (l.first_detached != kHeapClasses) {  // dense: a slot and its header, no more bytes
+  if (!heap_granular(l)) {  // dense: a slot and its header, no more bytes
     const uint64_t rounded = (size + 15) & ~uint64_t{15};
     return rounded <= 16 * kDenseDetachedClasses && rounded + sizeof(ChunkHeader) <= heap_stride(l, cls)
                ? l.first_detached + static_cast<uint32_t>(rounded / 16) - 1
@@ -281,7 +284,7 @@ inline uint32_t heap_class_for(uint64_t size, bool detached) {
   return heap_class_for(g_heap_layout, size, detached);
 }
 // The detached class for `size` bytes at an `alignment` above the layout's (a power of
-// two), or kHeapAllClasses when there is none: the layout has no detached classes, or the
+// two), or kHeapAllClasses when there is none: the layout is the dense one, or the
 // size rounded up to the alignment is above 1 KiB and not the alignment itself (2 or
 // 4 KiB, the two classes kept for such blocks). A detached span is 64 KiB-aligned and ends
 // with its slots, so with a stride that is a multiple of the alignment (which divides
@@ -290,7 +293,7 @@ inline uint32_t heap_class_for(uint64_t size, bool detached) {
 // those padded blocks drained into glibc's top chunk and were trimmed and faulted back
 // every round (355 000 page faults where the plain build had 6 300).
 inline uint32_t heap_aligned_class(const HeapLayout& l, uint64_t size, uintptr_t alignment) {
-  if (l.first_detached != kHeapClasses || alignment > 4096 || size > 4096) return kHeapAllClasses;
+  if (!heap_granular(l) || alignment > 4096 || size > 4096) return kHeapAllClasses;
   const uint64_t stride = (size + alignment - 1) & ~uint64_t{alignment - 1};
   if (stride <= 1024) return kHeapClasses + static_cast<uint32_t>(stride / 64) - 1;
   if (stride == alignment) return kHeapAlignedOnlyClasses + (alignment == 4096 ? 1 : 0);

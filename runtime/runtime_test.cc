@@ -287,7 +287,7 @@ TEST(HeapClasses, DetachedClassesOnlyWhereTheyTakeLessMemory) {
 TEST(Heap, DetachedBlocksFindTheirHeaders) {
   constexpr int kBlocks = 1500;  // more than one span of 64-byte (granular) or 32-byte slots
   static ChunkHeader* taken[kBlocks];
-  const bool granular = g_heap_layout.first_detached == kHeapClasses;
+  const bool granular = heap_granular(g_heap_layout);
   const uint32_t cls = heap_class_for(granular ? 56 : 24, true);
   ASSERT_GE(cls, g_heap_layout.first_detached);
   ASSERT_EQ(heap_stride(cls), granular ? 64u : 32u);
@@ -356,7 +356,7 @@ TEST(Heap, OverAlignedBlocksAreAlignedAndSmallWhereAClassHoldsThem) {
         __builtin_memset(p, 0x5a, size);
       }
       const uint64_t stride = (size + alignment - 1) / alignment * alignment;
-      const bool small = g_heap_layout.first_detached == kHeapClasses && alignment <= 4096 &&
+      const bool small = heap_granular(g_heap_layout) && alignment <= 4096 &&
                          (stride <= 1024 || stride == alignment);
       std::set<uintptr_t> distinct;
       for (void* p : blocks) {
