@@ -42,6 +42,32 @@ static int fail(const char* what) {
   return 1;
 }
 
+// Page faults over `rounds` rounds of one block of `size` bytes written whole and freed,
+// or -1 when malloc fails.
+static long faults_reusing(size_t size, int rounds) {
+  const long before = minor_faults();
+  for (int round = 0; round < rounds; ++round) {
+    char* p = malloc(size);
+    if (p == NULL) return -1;
+    memset(p, round, size);
+    ESCAPE(p);
+    free(p);
+  }
+  return minor_faults() - before;
+}
+
+// Fails, naming the block, when its rounds faulted more than `bound` times.
+static int check_reuse(size_t size, int rounds, long bound, long* faults) {
+  *faults = faults_reusing(size, rounds);
+  if (*faults < 0) return fail("malloc failed");
+  if (*faults > bound) {
+    fprintf(stderr, "big_reuse: %ld page faults for %d rounds of one %zu KiB block\n", *faults,
+            rounds, size >> 10);
+    return 1;
+  }
+  return 0;
+}
+
 int main(void) {
   // 1. Zeros from calloc, after the same sizes were written and freed.
   static const size_t sizes[] = {40000, 100000, 300000, 1 << 20, 3000000};
@@ -65,34 +91,12 @@ int main(void) {
       free(z);
     }
   // 2. One block's pages reused: 400 rounds of 64 pages would be 25 600 faults.
-  const long before = minor_faults();
-  for (int round = 0; round < 400; ++round) {
-    char* p = malloc(256 << 10);
-    if (p == NULL) return fail("malloc failed");
-    memset(p, round, 256 << 10);
-    ESCAPE(p);
-    free(p);
-  }
-  const long faults = minor_faults() - before;
-  if (faults > 2000) {
-    fprintf(stderr, "big_reuse: %ld page faults for 400 rounds of one 256 KiB block\n", faults);
-    return 1;
-  }
-  // 3. A 3 MiB block (while there is room to keep it): larger blocks are kept once their size is asked for again after one was
-  // given back, so 200 rounds fault it in about twice, not 200 times (173 000 faults).
-  const long before3b = minor_faults();
-  for (int round = 0; round < 200; ++round) {
-    char* p = malloc(3 << 20);
-    if (p == NULL) return fail("malloc failed");
-    memset(p, round, 3 << 20);
-    ESCAPE(p);
-    free(p);
-  }
-  const long faults3b = minor_faults() - before3b;
-  if (faults3b > 4000) {
-    fprintf(stderr, "big_reuse: %ld page faults for 200 rounds of one 3 MiB block\n", faults3b);
-    return 1;
-  }
+  long faults, faults3, faults3b;
+  if (check_reuse(256 << 10, 400, 2000, &faults)) return 1;
+  // 3. A 3 MiB block (while there is room to keep it): larger blocks are kept once their
+  // size is asked for again after one was given back, so 200 rounds fault it in about
+  // twice, not 200 times (173 000 faults).
+  if (check_reuse(3 << 20, 200, 4000, &faults3b)) return 1;
   // Kept blocks of the next larger sizes serve a size of which none is kept. The 300 KiB
   // blocks fill what may be kept (up to the most bytes ever live in large blocks, the
   // burst's own), so an 824 KiB block freed finds no room and would come back as fresh
@@ -105,19 +109,7 @@ int main(void) {
     memset(burst3[k], k, n);
   }
   for (int k = 0; k < 40; ++k) free(burst3[k]);
-  const long before3 = minor_faults();
-  for (int round = 0; round < 400; ++round) {
-    char* p = malloc(824 << 10);
-    if (p == NULL) return fail("malloc failed");
-    memset(p, round, 824 << 10);
-    ESCAPE(p);
-    free(p);
-  }
-  const long faults3 = minor_faults() - before3;
-  if (faults3 > 2000) {
-    fprintf(stderr, "big_reuse: %ld page faults for 400 rounds of one 824 KiB block\n", faults3);
-    return 1;
-  }
+  if (check_reuse(824 << 10, 400, 2000, &faults3)) return 1;
   // 4. What is kept is bounded: blocks of 120 sizes (1-15 MiB) written and freed in turn,
   // then 48 blocks of 4 MiB live at once (192 MiB) and freed: at most 64 MiB of them kept.
   for (int k = 0; k < 120; ++k) {
